@@ -1,0 +1,10 @@
+/** Runs once when the server starts: bring the database schema up to date before any request. */
+export async function register() {
+  if (process.env.NEXT_RUNTIME === "nodejs") {
+    const { getDb } = await import("@/lib/data/db");
+    await getDb().catch((err: unknown) => {
+      // The server still starts; requests answer 503 until the database can be reached.
+      console.error("database not ready at start:", err instanceof Error ? err.message : err);
+    });
+  }
+}

@@ -1,0 +1,93 @@
+import fs from "node:fs";
+import path from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import pg from "pg";
+import { databaseTarget, type DatabaseTarget } from "@/lib/config";
+import { type Dialect, migrateToLatest } from "./migrations";
+import type { Database } from "./schema";
+
+/**
+ * The one connection to the database, for the server and for the commands alike. Nothing above
+ * this module knows which backend runs: both speak through the same Kysely query builder.
+ */
+export interface Db {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  target: DatabaseTarget;
+  close(): Promise<void>;
+}
+
+const INT8_OID = 20;
+
+function sqliteDb(file: string): Kysely<Database> {
+  if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
+  const database = new BetterSqlite3(file);
+  database.pragma("journal_mode = WAL");
+  database.pragma("synchronous = NORMAL");
+  database.pragma("foreign_keys = ON");
+  // The import command and the server may write at the same time: wait instead of failing.
+  database.pragma("busy_timeout = 10000");
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+}
+
+function postgresDb(url: string): Kysely<Database> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: Number(process.env.PG_POOL_MAX || 10),
+    connectionTimeoutMillis: 5000,
+    idleTimeoutMillis: 30_000,
+    // BIGINT values here (ids, minor units, epoch ms) stay below 2^53, so numbers are exact.
+    types: {
+      getTypeParser: ((oid: number, format?: "text" | "binary") =>
+        oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client that loses its server must not crash the process; the next query reports it.
+  pool.on("error", () => {});
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** Opens the database that DATABASE_URL (or `url`) names and brings its schema up to date. */
+export async function openDatabase(url?: string): Promise<Db> {
+  const target = databaseTarget(url);
+  const db = target.kind === "postgres" ? postgresDb(target.url) : sqliteDb(target.file);
+  const dialect: Dialect = target.kind;
+  try {
+    await migrateToLatest(db as unknown as Kysely<unknown>, dialect);
+  } catch (err) {
+    await db.destroy().catch(() => {});
+    throw err;
+  }
+  return { db, dialect, target, close: () => db.destroy() };
+}
+
+const globalForDb = globalThis as unknown as { __disputesDb?: Promise<Db> };
+
+/** The server's shared connection, opened (and migrated) once per process. */
+export function getDb(): Promise<Db> {
+  if (!globalForDb.__disputesDb) {
+    const opening = openDatabase();
+    globalForDb.__disputesDb = opening;
+    // A database that was unreachable at first may come back: try again on the next request.
+    opening.catch(() => {
+      if (globalForDb.__disputesDb === opening) globalForDb.__disputesDb = undefined;
+    });
+  }
+  return globalForDb.__disputesDb;
+}
+
+const UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "ETIMEDOUT", "EHOSTUNREACH", "57P01", "57P02", "57P03", "53300", "SQLITE_BUSY", "SQLITE_CANTOPEN"]);
+
+/** True when an error means the database cannot be reached right now (an HTTP 503, not a 500). */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  let e: unknown = err;
+  for (let depth = 0; e && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && (UNAVAILABLE_CODES.has(code) || code.startsWith("08"))) return true;
+    const message = (e as { message?: unknown }).message;
+    if (typeof message === "string" && /timeout exceeded when trying to connect|Connection terminated/i.test(message)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}

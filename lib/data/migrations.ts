@@ -1,0 +1,125 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
+import { CHARGEBACK_FIELDS, PRE_ARBITRATION_FIELDS, type FieldDef } from "@/lib/domain/fields";
+
+export type Dialect = "sqlite" | "postgres";
+
+/**
+ * Schema migrations for both backends. Strings compare bytewise everywhere: SQLite's default
+ * BINARY collation does, and every text column on PostgreSQL is declared COLLATE "C".
+ * Amounts are BIGINT minor units; dates stay ISO text (chb_tr_date may be 0000-00-00,
+ * which no SQL date type accepts), so they compare as dates on both backends.
+ */
+function migrations(dialect: Dialect): Record<string, Migration> {
+  const pg = dialect === "postgres";
+  const text = pg ? sql`text collate "C"` : sql`text`;
+  const bigint = pg ? sql`bigint` : sql`integer`;
+
+  const columnType = (def: FieldDef) => (def.kind === "amount" || def.kind === "integer" ? bigint : text);
+
+  async function recordTable(db: Kysely<unknown>, table: string, fields: readonly FieldDef[]) {
+    let t = db.schema
+      .createTable(table)
+      .addColumn("id", bigint, (c) => c.primaryKey())
+      .addColumn("shop_code", text, (c) => c.notNull())
+      .addColumn("file_id", bigint, (c) => c.notNull().references("imported_files.id"));
+    for (const def of fields) {
+      t = t.addColumn(def.name, columnType(def), (c) => (def.required ? c.notNull() : c));
+    }
+    await t.execute();
+  }
+
+  async function index(db: Kysely<unknown>, name: string, table: string, columns: string) {
+    await sql`create index ${sql.id(name)} on ${sql.id(table)} (${sql.raw(columns)})`.execute(db);
+  }
+
+  // NULL is the smallest sort value (CONTRACT 1.2); SQLite already sorts it first ascending.
+  const nullsFirst = pg ? " nulls first" : "";
+
+  return {
+    "001_initial": {
+      async up(db) {
+        await db.schema
+          .createTable("imported_files")
+          .addColumn("id", pg ? sql`bigserial` : sql`integer`, (c) => c.primaryKey())
+          .addColumn("name", text, (c) => c.notNull().unique())
+          .addColumn("sha256", text, (c) => c.notNull())
+          .addColumn("kind", text, (c) => c.notNull())
+          .addColumn("record_count", bigint, (c) => c.notNull())
+          .addColumn("imported_at", bigint, (c) => c.notNull())
+          .execute();
+        await index(db, "ix_imported_files_sha256", "imported_files", "sha256");
+
+        await recordTable(db, "chargebacks", CHARGEBACK_FIELDS);
+        await recordTable(db, "pre_arbitrations", PRE_ARBITRATION_FIELDS);
+
+        for (const [table, short] of [
+          ["chargebacks", "cb"],
+          ["pre_arbitrations", "pa"],
+        ] as const) {
+          await index(db, `ix_${short}_shop`, table, "shop_code, id");
+          await index(db, `ix_${short}_shop_file_date`, table, "shop_code, file_date, id");
+          await index(db, `ix_${short}_file_date`, table, "file_date, id");
+          await index(db, `ix_${short}_merchant`, table, "merchant_id, id");
+          await index(db, `ix_${short}_acq_ref`, table, "acq_ref_nr, id");
+          await index(db, `ix_${short}_order`, table, `payment_order_nr${nullsFirst}, id`);
+          await index(db, `ix_${short}_file`, table, "file_id");
+        }
+        await index(db, "ix_cb_parent", "chargebacks", "parent_mrch_id, id");
+        await index(db, "ix_cb_transaction", "chargebacks", "transaction_id");
+        await index(db, "ix_pa_payment", "pre_arbitrations", "payment_id");
+
+        await db.schema
+          .createTable("shops")
+          .addColumn("shop_code", text, (c) => c.primaryKey())
+          .addColumn("password_enc", text, (c) => c.notNull())
+          .addColumn("access_list", text, (c) => c.notNull())
+          .addColumn("created_at", bigint, (c) => c.notNull())
+          .execute();
+
+        await db.schema
+          .createTable("users")
+          .addColumn("id", pg ? sql`bigserial` : sql`integer`, (c) => c.primaryKey())
+          .addColumn("email", text, (c) => c.notNull().unique())
+          .addColumn("password_hash", text, (c) => c.notNull())
+          .addColumn("access_list", text, (c) => c.notNull())
+          .addColumn("created_at", bigint, (c) => c.notNull())
+          .execute();
+
+        await db.schema
+          .createTable("sessions")
+          .addColumn("token_hash", text, (c) => c.primaryKey())
+          .addColumn("user_id", bigint, (c) => c.notNull().references("users.id"))
+          .addColumn("created_at", bigint, (c) => c.notNull())
+          .addColumn("expires_at", bigint, (c) => c.notNull())
+          .execute();
+        await index(db, "ix_sessions_expires", "sessions", "expires_at");
+
+        await db.schema
+          .createTable("used_nonces")
+          .addColumn("shop_code", text, (c) => c.notNull())
+          .addColumn("nonce", text, (c) => c.notNull())
+          .addColumn("used_at", bigint, (c) => c.notNull())
+          .addPrimaryKeyConstraint("pk_used_nonces", ["shop_code", "nonce"])
+          .execute();
+        await index(db, "ix_used_nonces_used_at", "used_nonces", "used_at");
+      },
+    },
+  };
+}
+
+class InlineProvider implements MigrationProvider {
+  constructor(private readonly dialect: Dialect) {}
+  async getMigrations() {
+    return migrations(this.dialect);
+  }
+}
+
+export async function migrateToLatest(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+  const migrator = new Migrator({ db, provider: new InlineProvider(dialect) });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === "Error");
+  if (error || failed) {
+    const reason = error instanceof Error ? error.message : String(error ?? "unknown error");
+    throw new Error(`database migration ${failed?.migrationName ?? ""} failed: ${reason}`);
+  }
+}

@@ -1,0 +1,131 @@
+import type { ColumnType, Generated } from "kysely";
+
+/** BIGINT columns: the drivers hand back numbers (SQLite) or numbers via our pg type parser. */
+type Int = ColumnType<number, number | bigint, number | bigint>;
+
+interface RecordBase {
+  id: Int;
+  shop_code: string;
+  file_id: Int;
+}
+
+export interface ChargebackTable extends RecordBase {
+  bank_id: string;
+  file_date: string;
+  card: string;
+  acq_ref_nr: string;
+  merchant_id: string;
+  merchant_name: string | null;
+  reason_code: Int;
+  parent_mrch_id: string | null;
+  parent_mrch_name: string | null;
+  mcc_code: string | null;
+  eci_sli: string | null;
+  doc_indicator: string | null;
+  chb_proc_date: string;
+  comments: string | null;
+  function_code: Int;
+  function_code_name: string | null;
+  rev_indicator: string | null;
+  acq_bin: string | null;
+  chb_refer_num: string | null;
+  card_type: string;
+  chb_tr_date: string | null;
+  /** amounts: integer minor units */
+  chb_amount: Int;
+  chb_ccy: string;
+  chb_settl_amount: Int | null;
+  chb_settl_ccy: string | null;
+  chb_amount_transaction_ccy: Int | null;
+  tr_amount: Int | null;
+  tr_ccy: string | null;
+  tr_date_time: string | null;
+  rev_amount: Int | null;
+  rev_ccy: string | null;
+  rev_date_time: string | null;
+  payment_id: string;
+  xid: string | null;
+  merchant_decision: string | null;
+  merchant_resp_date: string | null;
+  merchant_comments: string | null;
+  merchant_iban_code: string | null;
+  transaction_id: string | null;
+  card_acceptor_id: string | null;
+  payment_order_nr: string | null;
+}
+
+export interface PreArbitrationTable extends RecordBase {
+  bank_id: string;
+  file_date: string;
+  card: string;
+  acq_ref_nr: string;
+  merchant_id: string;
+  merchant_name: string | null;
+  tr_date_time: string | null;
+  amount: Int;
+  ccy: string;
+  xid: string | null;
+  transaction_id: string | null;
+  card_acceptor_id: string | null;
+  case_date: string;
+  case_stage: string;
+  fdl_comments: string | null;
+  merchant_decision: string | null;
+  payment_id: string;
+  payment_order_nr: string | null;
+}
+
+export interface ImportedFileTable {
+  id: Generated<number>;
+  name: string;
+  sha256: string;
+  kind: "chargeback" | "pre_arbitration";
+  record_count: Int;
+  /** epoch milliseconds */
+  imported_at: Int;
+}
+
+export interface ShopTable {
+  shop_code: string;
+  /** AES-256-GCM ciphertext of the API password (lib/auth/secrets.ts) */
+  password_enc: string;
+  /** JSON array of shop codes, always including shop_code */
+  access_list: string;
+  created_at: Int;
+}
+
+export interface UserTable {
+  id: Generated<number>;
+  /** lower-cased */
+  email: string;
+  /** scrypt hash (lib/auth/passwords.ts) */
+  password_hash: string;
+  access_list: string;
+  created_at: Int;
+}
+
+export interface SessionTable {
+  /** SHA-256 of the cookie token: a stolen database holds no usable session */
+  token_hash: string;
+  user_id: Int;
+  created_at: Int;
+  expires_at: Int;
+}
+
+export interface UsedNonceTable {
+  shop_code: string;
+  nonce: string;
+  used_at: Int;
+}
+
+export interface Database {
+  chargebacks: ChargebackTable;
+  pre_arbitrations: PreArbitrationTable;
+  imported_files: ImportedFileTable;
+  shops: ShopTable;
+  users: UserTable;
+  sessions: SessionTable;
+  used_nonces: UsedNonceTable;
+}
+
+export type RecordTable = "chargebacks" | "pre_arbitrations";

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The whole test suite: production build, unit + integration + API tests (vitest), then the
+# browser tests (Playwright). SQLite always; PostgreSQL too when TEST_DATABASE_URL is set, and
+# then an unreachable server fails the run instead of skipping.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ -n "${TEST_DATABASE_URL:-}" ]; then
+  node -e '
+    const pg = require("pg");
+    const c = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL, connectionTimeoutMillis: 5000 });
+    c.connect().then(() => c.end()).catch((e) => { console.error("TEST_DATABASE_URL is set but PostgreSQL is unreachable: " + e.message); process.exit(1); });
+  '
+  echo "Testing on SQLite and PostgreSQL (TEST_DATABASE_URL)."
+else
+  echo "Testing on SQLite only: set TEST_DATABASE_URL=postgres://... to test PostgreSQL too."
+fi
+
+npx next build
+npx vitest run
+npx playwright test

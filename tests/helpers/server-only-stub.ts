@@ -1,0 +1,2 @@
+// Tests import server modules directly; the real "server-only" guard is for the bundler.
+export {};
