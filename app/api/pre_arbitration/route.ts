@@ -1,0 +1,5 @@
+import { searchRoute } from "@/lib/api/search-handler";
+
+export const dynamic = "force-dynamic";
+
+export const { POST, GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = searchRoute("pre_arbitration");

@@ -1,0 +1,113 @@
+import { z } from "zod";
+import { chargebackPageSchema, preArbitrationPageSchema, problemSchema } from "@/lib/schemas/records";
+import { chargebackSearchSchema, LIMITS, preArbitrationSearchSchema } from "@/lib/schemas/search";
+import { MAX_BODY_BYTES } from "./read-body";
+
+/**
+ * The OpenAPI 3.1 document, generated from the same zod schemas that validate requests and
+ * describe responses, so it cannot drift from what the server does.
+ */
+
+type JsonObject = Record<string, unknown>;
+
+/** Turns one zod schema into JSON Schema, moving its named parts into components.schemas. */
+function collect(schema: z.ZodType, io: "input" | "output", components: JsonObject): JsonObject {
+  const json = z.toJSONSchema(schema, { io, target: "draft-2020-12", unrepresentable: "any" }) as JsonObject;
+  const defs = (json.$defs ?? {}) as Record<string, JsonObject>;
+  delete json.$schema;
+  delete json.$defs;
+  const rewrite = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(rewrite);
+    if (value && typeof value === "object") {
+      const out: JsonObject = {};
+      for (const [k, v] of Object.entries(value)) {
+        out[k] = k === "$ref" && typeof v === "string" ? v.replace("#/$defs/", "#/components/schemas/") : rewrite(v);
+      }
+      return out;
+    }
+    return value;
+  };
+  for (const [name, def] of Object.entries(defs)) components[name] = rewrite(def);
+  return rewrite(json) as JsonObject;
+}
+
+const problem = (description: string, headers?: JsonObject) => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+});
+
+const retryAfter = { "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer" } } };
+
+function operation(summary: string, description: string, request: JsonObject, response: JsonObject) {
+  return {
+    post: {
+      summary,
+      description,
+      security: [{ ShopCode: [], Nonce: [], Signature: [] }, { SessionCookie: [] }],
+      requestBody: {
+        required: false,
+        description: "A JSON object; every field is optional, null counts as omitted, an empty body counts as {}. Unknown fields are refused.",
+        content: { "application/json": { schema: request } },
+      },
+      responses: {
+        "200": { description: "One page of the selection with exact totals", content: { "application/json": { schema: response } } },
+        "400": problem("Invalid JSON, a body that is not an object, or a broken field rule; `errors` names each offending field"),
+        "401": problem("Authentication failed: missing or malformed headers, unknown shop, wrong signature or reused nonce (one identical body for all)"),
+        "403": problem("shop_codes names a shop outside the caller's access list, or a cookie-authenticated request came from another origin"),
+        "405": problem("A method other than POST", { Allow: { description: "Always POST", schema: { type: "string", const: "POST" } } }),
+        "413": problem(`A body over ${MAX_BODY_BYTES} bytes (1 MiB)`),
+        "415": problem("A content type other than application/json, or a charset other than utf-8"),
+        "429": problem("More requests from one credential than the rate limit (RATE_LIMIT_PER_MINUTE, default 6000 per minute)", retryAfter),
+        "500": problem("An unexpected error; the body never holds internals"),
+        "503": problem("The database is unreachable", retryAfter),
+      },
+    },
+  };
+}
+
+const RULES = [
+  "Filters combine with AND; the values of one array filter combine with OR; string matches are exact and case-sensitive.",
+  "The file date range is inclusive at both ends.",
+  "Order: sortKey in sortOrder, then the internal ID (import order) in the same direction. Strings compare bytewise; NULL sorts first ascending and last descending.",
+  `per_page ${LIMITS.perPageMin}..${LIMITS.perPageMax} (default ${LIMITS.perPageDefault}); page 0..${LIMITS.pageMax}; arrays at most ${LIMITS.arrayItemsMax} items of 1..${LIMITS.stringMax} characters.`,
+  "A page beyond the last answers 200 with empty content and the same totals.",
+  "Checks run in this order and the first failure answers: method (405), content type (415), body size (413), authentication (401), rate limit (429), validity (400), scope (403).",
+].join("\n\n");
+
+let cached: JsonObject | undefined;
+
+export function openApiDocument(): JsonObject {
+  if (cached) return cached;
+  const schemas: JsonObject = {};
+  const cbRequest = collect(chargebackSearchSchema, "input", schemas);
+  const paRequest = collect(preArbitrationSearchSchema, "input", schemas);
+  const cbPage = collect(chargebackPageSchema, "output", schemas);
+  const paPage = collect(preArbitrationPageSchema, "output", schemas);
+  collect(problemSchema, "output", schemas);
+  cached = {
+    openapi: "3.1.0",
+    info: {
+      title: "Chargeback and pre-arbitration reporting API",
+      version: "1",
+      description:
+        "Read-only searches over the chargeback and pre-arbitration records reported by the acquirer, scoped to the caller's shops.\n\n" +
+        "Every request is signed: `X-Shop-Code` names the calling shop, `X-Nonce` is 16 to 128 characters of `A-Z a-z 0-9 . _ ~ : -` and new for every request (a nonce used in the last 24 hours is refused), and `X-Signature` is the lowercase hex SHA-256 of the nonce immediately followed by the shop's password. Signed-in dashboard users use their session cookie instead.\n\n" +
+        RULES,
+    },
+    paths: {
+      "/api/chargeback": operation("Search chargebacks", "Returns a page of chargeback records (SPEC 2.2).", cbRequest, cbPage),
+      "/api/pre_arbitration": operation("Search pre-arbitration cases", "Returns a page of pre-arbitration records (SPEC 2.3).", paRequest, paPage),
+    },
+    components: {
+      schemas,
+      securitySchemes: {
+        ShopCode: { type: "apiKey", in: "header", name: "X-Shop-Code", description: "The calling shop's code" },
+        Nonce: { type: "apiKey", in: "header", name: "X-Nonce", description: "16-128 characters of A-Z a-z 0-9 . _ ~ : -, new for every request" },
+        Signature: { type: "apiKey", in: "header", name: "X-Signature", description: "Lowercase hex SHA-256 of X-Nonce followed by the shop's password" },
+        SessionCookie: { type: "apiKey", in: "cookie", name: "dr_session", description: "Dashboard session; same-origin requests only" },
+      },
+    },
+  };
+  return cached;
+}

@@ -1,0 +1,48 @@
+import type { FieldError } from "@/lib/schemas/search";
+
+/**
+ * RFC 9457 problem details: every error of the API goes through ApiError, so no response can
+ * carry a stack trace, SQL or a file path.
+ */
+
+export const PROBLEM_TITLES = {
+  400: "Invalid request",
+  401: "Authentication failed",
+  403: "Forbidden",
+  405: "Method not allowed",
+  413: "Request body too large",
+  415: "Unsupported media type",
+  429: "Too many requests",
+  500: "Internal server error",
+  503: "Service unavailable",
+} as const;
+
+export type ProblemStatus = keyof typeof PROBLEM_TITLES;
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: ProblemStatus,
+    readonly detail: string,
+    readonly extra: { errors?: FieldError[]; headers?: Record<string, string>; title?: string } = {},
+  ) {
+    super(detail);
+    this.name = "ApiError";
+  }
+}
+
+export function problemBody(status: ProblemStatus, detail: string, errors?: FieldError[], title?: string) {
+  return {
+    type: `/docs#error-${status}`,
+    title: title ?? PROBLEM_TITLES[status],
+    status,
+    detail,
+    ...(errors ? { errors } : {}),
+  };
+}
+
+export function problemResponse(err: ApiError): Response {
+  return new Response(JSON.stringify(problemBody(err.status, err.detail, err.extra.errors, err.extra.title)), {
+    status: err.status,
+    headers: { "Content-Type": "application/problem+json", "Cache-Control": "no-store", ...err.extra.headers },
+  });
+}

@@ -1,0 +1,53 @@
+import "server-only";
+import { getDb, isDatabaseUnavailable } from "@/lib/data/db";
+import { searchRecords } from "@/lib/data/queries";
+import type { RecordKind } from "@/lib/domain/fields";
+import { authenticate } from "@/lib/auth/request-auth";
+import { parseSearchRequest } from "@/lib/schemas/search";
+import { ApiError, problemResponse } from "./problem";
+import { takeToken } from "./rate-limit";
+import { checkContentType, parseJsonBody, readBodyText } from "./read-body";
+import { pageJson } from "./serialize";
+
+/**
+ * The pipeline of both search endpoints, in the order CONTRACT 4 fixes: method, content type,
+ * body size, authentication, (rate limit), validity, scope; then one query and the envelope.
+ */
+export function searchRoute(kind: RecordKind) {
+  async function POST(request: Request): Promise<Response> {
+    try {
+      checkContentType(request.headers.get("content-type"));
+      const text = await readBodyText(request);
+      const { db } = await getDb();
+      const caller = await authenticate(request, db);
+      const wait = takeToken(caller.credential);
+      if (wait > 0) {
+        throw new ApiError(429, "too many requests for this credential; retry after the given seconds", { headers: { "Retry-After": String(wait) } });
+      }
+      const parsed = parseSearchRequest(kind, parseJsonBody(text));
+      if (!parsed.ok) throw new ApiError(400, "the request body breaks the rules of this endpoint", { errors: parsed.errors });
+      const outside = (parsed.request.shop_codes ?? []).filter((code) => !caller.access.includes(code));
+      if (outside.length > 0) throw new ApiError(403, `shop_codes names shops outside your access list: ${outside.join(", ")}`);
+      const result = await searchRecords(kind, parsed.request, caller.access);
+      return new Response(pageJson(kind, result.rows, result.totalPages, result.totalElements), {
+        headers: { "Content-Type": "application/json", "Cache-Control": "no-store" },
+      });
+    } catch (err) {
+      return errorResponse(err);
+    }
+  }
+
+  const notAllowed = async () => problemResponse(new ApiError(405, "this endpoint answers POST only", { headers: { Allow: "POST" } }));
+
+  return { POST, GET: notAllowed, HEAD: notAllowed, PUT: notAllowed, PATCH: notAllowed, DELETE: notAllowed, OPTIONS: notAllowed };
+}
+
+export function errorResponse(err: unknown): Response {
+  if (err instanceof ApiError) return problemResponse(err);
+  if (isDatabaseUnavailable(err)) {
+    return problemResponse(new ApiError(503, "the database is unreachable; retry shortly", { headers: { "Retry-After": "5" } }));
+  }
+  // The details go to the server log only; the caller gets no stack trace, SQL or path.
+  console.error("unexpected error in API request:", err);
+  return problemResponse(new ApiError(500, "an unexpected error occurred"));
+}
