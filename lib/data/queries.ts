@@ -77,17 +77,36 @@ export interface SearchResult {
   totalPages: number;
 }
 
+/** Filters the record_counts summary can answer: the scope and the file date range. */
+const SUMMARY_FILTERS = new Set(["shop_codes", "file_date_from", "file_date_to", "page", "per_page", "sortKey", "sortOrder"]);
+
+async function countRecords(kind: RecordKind, selection: Selection, access: readonly string[]): Promise<number> {
+  const { db } = await getDb();
+  if (Object.keys(selection).every((key) => SUMMARY_FILTERS.has(key))) {
+    const shops = visibleShops(selection, access);
+    if (shops.length === 0) return 0;
+    let q = db.selectFrom("record_counts").where("kind", "=", kind).where("shop_code", "in", shops);
+    if (selection.file_date_from) q = q.where("file_date", ">=", selection.file_date_from);
+    if (selection.file_date_to) q = q.where("file_date", "<=", selection.file_date_to);
+    const row = await q.select((eb) => eb.fn.sum<number | string | null>("n").as("n")).executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+  const row = await (db.selectFrom(TABLES[kind]).where(filtered(kind, selection, access)) as unknown as Query)
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirstOrThrow();
+  return Number((row as { n: number | string }).n);
+}
+
 export async function searchRecords(kind: RecordKind, request: SearchRequest, access: readonly string[]): Promise<SearchResult> {
   const { db } = await getDb();
   const base = db.selectFrom(TABLES[kind]).where(filtered(kind, request, access)) as unknown as Query;
-  const [countRow, rows] = await Promise.all([
-    base.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow(),
+  const [totalElements, rows] = await Promise.all([
+    countRecords(kind, request, access),
     ordered(base.selectAll(), request)
       .limit(request.per_page)
       .offset(request.page * request.per_page)
       .execute(),
   ]);
-  const totalElements = Number((countRow as { n: number | string }).n);
   return {
     rows: rows as RecordRow[],
     totalElements,

@@ -118,7 +118,15 @@ export interface UsedNonceTable {
   used_at: Int;
 }
 
+export interface RecordCountTable {
+  kind: "chargeback" | "pre_arbitration";
+  shop_code: string;
+  file_date: string;
+  n: Int;
+}
+
 export interface Database {
+  record_counts: RecordCountTable;
   chargebacks: ChargebackTable;
   pre_arbitrations: PreArbitrationTable;
   imported_files: ImportedFileTable;
