@@ -21,7 +21,7 @@ export interface PostOptions {
   credential?: keyof typeof CREDENTIALS;
   nonce?: string;
   headers?: Record<string, string>;
-  rawBody?: string | Uint8Array;
+  rawBody?: string;
   method?: string;
 }
 
