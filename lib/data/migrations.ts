@@ -142,6 +142,6 @@ export async function migrateToLatest(db: Kysely<unknown>, dialect: Dialect): Pr
   const failed = results?.find((r) => r.status === "Error");
   if (error || failed) {
     const reason = error instanceof Error ? error.message : String(error ?? "unknown error");
-    throw new Error(`database migration ${failed?.migrationName ?? ""} failed: ${reason}`);
+    throw new Error(`database migration ${failed?.migrationName ?? ""} failed: ${reason}`, { cause: error });
   }
 }

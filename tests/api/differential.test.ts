@@ -30,21 +30,21 @@ const SORT_KEYS: Record<Kind, string[]> = {
 function randomRequest(r: ReturnType<typeof prng>, kind: Kind, access: readonly string[], total: number): ModelRequest {
   const req: ModelRequest = {};
   const dates = [...FILE_DATES[kind], "2025-12-31", "2026-02-10", "2026-04-01"].sort();
-  if (r.chance(0.35)) req.file_date_from = r.pick(dates);
-  if (r.chance(0.35)) req.file_date_to = r.pick(dates.filter((d) => !req.file_date_from || d >= req.file_date_from));
-  if (r.chance(0.3)) req.shop_codes = r.subset(access, 3);
-  if (r.chance(0.2)) req.merchant_id = r.pick([...MERCHANTS, "M999"]);
-  if (kind === "chargeback" && r.chance(0.2)) req.parent_merchant_id = r.pick([...PARENTS, "P9"]);
-  if (r.chance(0.2)) req.acq_ref_nrs = r.subset([...ACQ_REFS, "nope"], 6);
-  if (kind === "chargeback" && r.chance(0.2)) req.transaction_ids = r.subset([...TRANSACTION_IDS, "T404"], 3);
-  if (kind === "pre_arbitration" && r.chance(0.2)) req.payment_ids = r.subset(["PAY-shared", "PA-1", "PA-7", "PA-60", "PA-999"], 3);
-  if (r.chance(0.25)) req.payment_order_nrs = r.subset([...ORDERS, "none"], 4);
+  if (r.chance(0.25)) req.file_date_from = r.pick(dates);
+  if (r.chance(0.25)) req.file_date_to = r.pick(dates.filter((d) => !req.file_date_from || d >= req.file_date_from));
+  if (r.chance(0.25)) req.shop_codes = r.subset(access, 4);
+  if (r.chance(0.15)) req.merchant_id = r.pick([...MERCHANTS, "M999"]);
+  if (kind === "chargeback" && r.chance(0.15)) req.parent_merchant_id = r.pick([...PARENTS, "P9"]);
+  if (r.chance(0.15)) req.acq_ref_nrs = r.subset([...ACQ_REFS, "nope"], 15);
+  if (kind === "chargeback" && r.chance(0.15)) req.transaction_ids = r.subset([...TRANSACTION_IDS, "T404"], 3);
+  if (kind === "pre_arbitration" && r.chance(0.15)) req.payment_ids = r.subset(["PAY-shared", "PA-1", "PA-7", "PA-60", "PA-999"], 3);
+  if (r.chance(0.2)) req.payment_order_nrs = r.subset([...ORDERS, "none"], 4);
   // Null and empty arrays mean "no filter".
   if (r.chance(0.1)) req.merchant_id = null;
   if (r.chance(0.1)) req.acq_ref_nrs = [];
   req.per_page = r.pick([10, 10, 11, 25, 37, 100, 1000, r.int(10, 1000)]);
   const pages = Math.max(1, Math.ceil(total / req.per_page));
-  req.page = r.chance(0.1) ? pages + r.int(0, 3) : r.int(0, Math.min(pages, 4));
+  req.page = r.chance(0.1) ? pages + r.int(0, 3) : r.chance(0.6) ? 0 : r.int(0, Math.min(pages, 3));
   if (req.page === 0 && r.chance(0.3)) delete req.page;
   if (r.chance(0.9)) req.sortKey = r.pick(SORT_KEYS[kind]);
   if (r.chance(0.8)) req.sortOrder = r.pick(["asc", "desc"] as const);

@@ -1,0 +1,28 @@
+/**
+ * npm run import -- <path>...   Loads acquirer report files, or every *.csv of a folder in name
+ * order, into the database DATABASE_URL names (CONTRACT 6). Exit 0 when no file was refused.
+ */
+import { openDatabase } from "@/lib/data/db";
+import { importPaths } from "@/lib/import";
+
+async function main(paths: string[]): Promise<number> {
+  if (paths.length === 0) {
+    console.error("usage: npm run import -- <file.csv | folder>...");
+    return 1;
+  }
+  const db = await openDatabase();
+  try {
+    const { ok } = await importPaths(db, paths, (line) => console.log(line));
+    return ok ? 0 : 1;
+  } finally {
+    await db.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(`import: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  },
+);
