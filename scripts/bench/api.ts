@@ -23,6 +23,7 @@ interface Scenario {
 const SCENARIOS: Scenario[] = [
   { name: "first page, default order", kind: "chargeback", body: () => ({}) },
   { name: "one shop, 3-month range, FILE_DATE desc, 100/page", kind: "chargeback", body: (s) => ({ shop_codes: [s[0]], file_date_from: "2026-06-01", file_date_to: "2026-08-31", sortKey: "FILE_DATE", sortOrder: "desc", per_page: 100 }) },
+  { name: "order-number lookup (10 values)", kind: "chargeback", body: () => ({ payment_order_nrs: Array.from({ length: 10 }, (_, i) => `ORD-${100000 + i * 997}`) }) },
   { name: "PAYMENT_ORDER_NR desc, page 50 of 100", kind: "chargeback", body: () => ({ sortKey: "PAYMENT_ORDER_NR", sortOrder: "desc", page: 50, per_page: 100 }) },
   { name: "1000 records per page, SHOP_CODE asc", kind: "chargeback", body: () => ({ sortKey: "SHOP_CODE", per_page: 1000 }) },
   { name: "merchant filter, MERCHANT_ID asc", kind: "chargeback", body: () => ({ merchant_id: "MID0000002", sortKey: "MERCHANT_ID" }) },

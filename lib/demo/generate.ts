@@ -1,0 +1,337 @@
+import fs from "node:fs";
+import path from "node:path";
+import { stringify } from "csv-stringify/sync";
+import { importColumns } from "@/lib/domain/fields";
+
+/**
+ * Demo data: realistic acquirer report files in the CONTRACT 6 format, written to a folder and
+ * loaded through the same import as real files. Deterministic for a seed and options; written in
+ * batches, so a million records never sit in memory.
+ */
+
+export interface DemoOptions {
+  out: string;
+  seed?: number;
+  chargebacks?: number;
+  preArbitrations?: number;
+  /** last file date, YYYY-MM-DD; default today (UTC) */
+  end?: string;
+  /** calendar days the files span, ending at `end` */
+  days?: number;
+}
+
+export interface DemoResult {
+  files: string[];
+  shops: DemoShop[];
+}
+
+export interface DemoShop {
+  code: string;
+  merchantId: string;
+  merchantName: string;
+  parentId: string;
+  parentName: string;
+  ccy: string;
+  mcc: string;
+  iban: string;
+}
+
+function rng(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (min: number, max: number) => min + Math.floor(next() * (max - min + 1));
+  return {
+    next,
+    int,
+    chance: (p: number) => next() < p,
+    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)],
+    weighted: <T>(items: readonly (readonly [T, number])[]): T => {
+      let x = next() * items.reduce((s, [, w]) => s + w, 0);
+      for (const [item, w] of items) if ((x -= w) < 0) return item;
+      return items[items.length - 1][0];
+    },
+    digits: (n: number) => Array.from({ length: n }, () => int(0, 9)).join(""),
+  };
+}
+type Rng = ReturnType<typeof rng>;
+
+const PARENTS = [
+  { id: "PM-1001", name: "Nordic Retail Group" },
+  { id: "PM-2002", name: "Baltic Travel Holding" },
+  { id: "PM-3003", name: "Webshop Brands Ltd" },
+] as const;
+
+const MERCHANTS = [
+  { id: "MID0000001", name: "NORDIC HOME RIGA LV", parent: 0, mcc: "5712", ccy: "EUR", shops: ["demo-shop", "nordic-riga-02", "Nordic-Online"] },
+  { id: "MID0000002", name: "NORDIC SPORT TALLINN EE", parent: 0, mcc: "5941", ccy: "EUR", shops: ["nordic-tallinn", "NORDIC-TLN-WEB"] },
+  { id: "MID0000003", name: "BT AIR VILNIUS LT", parent: 1, mcc: "4511", ccy: "EUR", shops: ["bt-air", "BT-AIR-APP"] },
+  { id: "MID0000004", name: "BT HOTELS WARSAW PL", parent: 1, mcc: "7011", ccy: "PLN", shops: ["bt-hotels-pl"] },
+  { id: "MID0000005", name: "BT CARS STOCKHOLM SE", parent: 1, mcc: "7512", ccy: "SEK", shops: ["bt-cars-se"] },
+  { id: "MID0000006", name: "WEBSHOP EU AMSTERDAM NL", parent: 2, mcc: "5999", ccy: "EUR", shops: ["webshop-eu", "webshop-EU-mobile"] },
+  { id: "MID0000007", name: "WEBSHOP UK LONDON GB", parent: 2, mcc: "5999", ccy: "GBP", shops: ["WEBSHOP-UK"] },
+  { id: "MID0000008", name: "STREAMBOX DIGITAL US", parent: 2, mcc: "5815", ccy: "USD", shops: ["streambox"] },
+] as const;
+
+export const DEMO_SHOPS: DemoShop[] = MERCHANTS.flatMap((m, mi) =>
+  m.shops.map((code) => ({
+    code,
+    merchantId: m.id,
+    merchantName: m.name,
+    parentId: PARENTS[m.parent].id,
+    parentName: PARENTS[m.parent].name,
+    ccy: m.ccy,
+    mcc: m.mcc,
+    iban: `LV${String(10 + mi).padStart(2, "0")}HABA05510000${String(mi + 1).padStart(5, "0")}`,
+  })),
+);
+
+/** Units of EUR per unit of each currency, as integers of 1/10000 to keep the arithmetic exact. */
+const EUR_RATE_E4: Record<string, number> = { EUR: 10000, USD: 9200, GBP: 11700, PLN: 2320, SEK: 870 };
+
+const convertMinor = (minor: number, from: string, to: string) => Math.round((minor * EUR_RATE_E4[from]) / EUR_RATE_E4[to]);
+
+const MC_REASONS = [
+  [4837, 22], [4853, 25], [4855, 14], [4808, 8], [4834, 6], [4863, 10], [4841, 6], [4860, 5], [4831, 2], [4842, 1], [4999, 1],
+] as const;
+const VISA_REASONS = [[83, 24], [30, 16], [41, 10], [53, 14], [57, 8], [75, 8], [85, 12], [62, 3], [86, 3], [12, 2]] as const;
+
+const FUNCTION_NAMES: Record<number, string> = {
+  450: "First Chargeback (Full)",
+  451: "Arbitration Chargeback (Full)",
+  453: "First Chargeback (Partial)",
+  454: "Arbitration Chargeback (Partial)",
+};
+
+const ISSUER_COMMENTS = [
+  "Cardholder does not recognise the transaction",
+  "Merchandise not received, cardholder contacted merchant on several occasions",
+  'Cardholder states: "cancelled the subscription, still charged"',
+  "Goods returned, credit not processed",
+  "Duplicate processing, see attached statement",
+  "Service not as described.\nCardholder provided photos",
+  "Amount differs from receipt, 2 items charged",
+];
+
+const MERCHANT_COMMENTS: Record<string, string[]> = {
+  "Accept CB": ["Accepted, refund was due", "Accepted: low amount"],
+  "Represent doc provided": ["Proof of delivery and signed invoice attached", "Customer logged in from known device, 3DS authenticated"],
+  "Represent CR processed": ["Refund already processed on the original card", "Credit issued before the chargeback"],
+};
+
+const iso = (d: Date) => d.toISOString().slice(0, 10);
+const addDays = (date: string, days: number) => {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return iso(d);
+};
+const money = (minor: number) => `${Math.floor(minor / 100)}.${String(minor % 100).padStart(2, "0")}`;
+// Acquirer files left-pad amounts to a fixed width.
+const padded = (minor: number) => money(minor).padStart(12, " ");
+
+interface Recent {
+  acqRef: string;
+  shop: DemoShop;
+  mc: boolean;
+  card: string;
+  trMinor: number;
+  trCcy: string;
+  trDateTime: string;
+  paymentId: string;
+  orderNr: string | null;
+  transactionId: string | null;
+  chb: Record<string, string | null>;
+}
+
+/** Spreads `total` over `buckets` by random weights, exactly. */
+function spread(r: Rng, total: number, buckets: number): number[] {
+  const weights = Array.from({ length: buckets }, () => 0.6 + r.next() * 0.8);
+  const sum = weights.reduce((a, b) => a + b, 0);
+  const counts = weights.map((w) => Math.floor((w / sum) * total));
+  counts[counts.length - 1] += total - counts.reduce((a, b) => a + b, 0);
+  return counts;
+}
+
+class CsvFile {
+  private fd: number;
+  private rows: string[][] = [];
+  constructor(
+    readonly file: string,
+    private readonly columns: string[],
+  ) {
+    this.fd = fs.openSync(file, "w");
+    fs.writeSync(this.fd, stringify([columns]));
+  }
+  add(row: Record<string, string | null>) {
+    this.rows.push(this.columns.map((c) => row[c] ?? ""));
+    if (this.rows.length >= 2000) this.flush();
+  }
+  private flush() {
+    if (this.rows.length) fs.writeSync(this.fd, stringify(this.rows));
+    this.rows = [];
+  }
+  close() {
+    this.flush();
+    fs.closeSync(this.fd);
+  }
+}
+
+export function generateDemoFiles(opts: DemoOptions): DemoResult {
+  const r = rng(opts.seed ?? 42);
+  const chargebacks = opts.chargebacks ?? 5000;
+  const preArbitrations = opts.preArbitrations ?? Math.round(chargebacks / 6);
+  const end = opts.end ?? iso(new Date());
+  const days = opts.days ?? 120;
+  fs.mkdirSync(opts.out, { recursive: true });
+
+  // Files arrive on business days.
+  const fileDates: string[] = [];
+  for (let i = days - 1; i >= 0; i--) {
+    const date = addDays(end, -i);
+    const dow = new Date(`${date}T00:00:00Z`).getUTCDay();
+    if (dow !== 0 && dow !== 6) fileDates.push(date);
+  }
+  const shopWeights = DEMO_SHOPS.map((s, i) => [s, 1 + ((i * 7) % 5)] as const);
+  const recent: Recent[] = [];
+  const remember = (rec: Recent) => {
+    if (recent.length < 5000) recent.push(rec);
+    else recent[r.int(0, recent.length - 1)] = rec;
+  };
+
+  const files: string[] = [];
+  const cbColumns = importColumns("chargeback");
+  let serial = 0;
+  const perDay = spread(r, chargebacks, fileDates.length);
+  fileDates.forEach((fileDate, day) => {
+    const csv = new CsvFile(path.join(opts.out, `CHB_${fileDate.replaceAll("-", "")}.csv`), cbColumns);
+    for (let i = 0; i < perDay[day]; i++) {
+      serial++;
+      const reversal = recent.length > 20 && r.chance(0.03) ? r.pick(recent) : undefined;
+      if (reversal) {
+        // A reversal repeats the chargeback's transaction and carries the reversal's own data.
+        csv.add({ ...reversal.chb, rev_indicator: "R", chb_proc_date: addDays(fileDate, -r.int(0, 2)), merchant_decision: null, merchant_resp_date: null, merchant_comments: null, doc_indicator: "0", comments: "Chargeback reversal" });
+        continue;
+      }
+      csv.add(chargebackRow(r, fileDate, end, serial, shopWeights, remember));
+    }
+    csv.close();
+    files.push(csv.file);
+  });
+
+  const paColumns = importColumns("pre_arbitration");
+  const paDates = fileDates.filter((d) => new Date(`${d}T00:00:00Z`).getUTCDay() === 3);
+  const paPerFile = spread(r, preArbitrations, Math.max(1, paDates.length));
+  paDates.forEach((fileDate, idx) => {
+    const csv = new CsvFile(path.join(opts.out, `PREARB_29_${fileDate.replaceAll("-", "")}.csv`), paColumns);
+    for (let i = 0; i < paPerFile[idx]; i++) {
+      const base = recent.length ? r.pick(recent) : undefined;
+      const shop = base?.shop ?? r.weighted(shopWeights);
+      const decision = r.chance(0.2) ? r.weighted([["accept", 2], ["rebuttal", 3]] as const) : null;
+      csv.add({
+        shop_code: shop.code,
+        card: base?.card ?? `512345%${r.digits(4)}`,
+        acq_ref_nr: base?.acqRef ?? r.digits(23),
+        merchant_id: shop.merchantId,
+        merchant_name: shop.merchantName,
+        tr_date_time: base?.trDateTime ?? `${addDays(fileDate, -40)} 12:00:00`,
+        amount: money(base?.trMinor ?? r.int(500, 90000)),
+        ccy: base?.trCcy ?? shop.ccy,
+        xid: r.chance(0.3) ? r.digits(20) : null,
+        transaction_id: base?.transactionId ?? null,
+        card_acceptor_id: null,
+        case_date: addDays(fileDate, -r.int(0, 3)),
+        case_stage: r.weighted([["Pre-arbitration", 6], ["Pre-arbitration response", 2], ["Arbitration", 1]] as const),
+        fdl_comments: decision ? r.pick(["Compelling evidence supplied", "Agree with issuer", "Delivery confirmed, see tracking"]) : null,
+        merchant_decision: decision,
+        payment_id: base?.paymentId ?? `PAY${r.digits(10)}`,
+        payment_order_nr: base?.orderNr ?? null,
+      });
+    }
+    csv.close();
+    files.push(csv.file);
+  });
+  return { files, shops: DEMO_SHOPS };
+}
+
+function chargebackRow(
+  r: Rng,
+  fileDate: string,
+  end: string,
+  serial: number,
+  shopWeights: readonly (readonly [DemoShop, number])[],
+  remember: (rec: Recent) => void,
+): Record<string, string | null> {
+  const shop = r.weighted(shopWeights);
+  const mc = r.chance(0.55);
+  const reason = mc ? r.weighted(MC_REASONS) : r.weighted(VISA_REASONS);
+  const fn = mc ? r.weighted([[450, 70], [453, 15], [451, 8], [454, 7]] as const) : r.weighted([[450, 85], [453, 15]] as const);
+  const partial = fn === 453 || fn === 454;
+  const trCcy = shop.ccy;
+  const trMinor = Math.round(Math.exp(r.next() * 6.5 + 6)); // 4 .. 2700 in major units, long-tailed
+  const trDays = r.int(5, 90);
+  const trDate = addDays(fileDate, -trDays);
+  const trDateTime = `${trDate} ${String(r.int(0, 23)).padStart(2, "0")}:${String(r.int(0, 59)).padStart(2, "0")}:${String(r.int(0, 59)).padStart(2, "0")}`;
+  const cbMinorTr = partial ? Math.round((trMinor * r.int(20, 90)) / 100) : trMinor;
+  // MC charges back in USD or the transaction currency; Visa in the issuer's billing currency.
+  const chbCcy = mc ? r.weighted([[trCcy, 3], ["USD", 1]] as const) : r.weighted([["EUR", 5], ["USD", 2], ["GBP", 1], ["SEK", 1]] as const);
+  const chbMinor = convertMinor(cbMinorTr, trCcy, chbCcy);
+  const settlMinor = convertMinor(chbMinor, chbCcy, "EUR");
+  const reversedTx = r.chance(0.02);
+  // Only chargebacks old enough to have been answered carry a merchant decision.
+  const older = addDays(fileDate, 25) < end;
+  const decision = older && r.chance(0.25) ? r.weighted([["Accept CB", 3], ["Represent doc provided", 4], ["Represent CR processed", 2]] as const) : null;
+  const card = `${mc ? r.pick(["512345", "540011", "222300"]) : r.pick(["411111", "427533", "453201"])}%${r.digits(4)}`;
+  const acqRef = `${mc ? "8" : "7"}${r.digits(22)}`;
+  const orderNr = r.chance(0.9) ? `ORD-${String(100000 + serial)}` : null;
+  const transactionId = r.chance(0.85) ? (mc ? `MCC${r.digits(6)}${fileDate.slice(5, 7)}${fileDate.slice(8)}` : r.digits(15)) : null;
+  const paymentId = `PAY${String(serial).padStart(10, "0")}`;
+  const row: Record<string, string | null> = {
+    shop_code: shop.code,
+    card,
+    acq_ref_nr: acqRef,
+    merchant_id: shop.merchantId,
+    merchant_name: shop.merchantName,
+    reason_code: String(reason),
+    parent_mrch_id: shop.parentId,
+    parent_mrch_name: shop.parentName,
+    mcc_code: shop.mcc,
+    eci_sli: mc ? r.pick(["210", "211", "212"]) : r.pick(["05", "06", "07"]),
+    doc_indicator: r.weighted([["0", 6], ["1", 3], [" ", 1]] as const),
+    chb_proc_date: addDays(fileDate, -r.int(0, 2)),
+    comments: r.chance(0.6) ? r.pick(ISSUER_COMMENTS) : null,
+    function_code: String(fn),
+    function_code_name: FUNCTION_NAMES[fn],
+    rev_indicator: r.chance(0.3) ? " " : null,
+    acq_bin: mc ? "012345" : "432100",
+    chb_refer_num: r.digits(10),
+    card_type: mc ? "MC" : "VISA",
+    chb_tr_date: r.chance(0.05) ? "0000-00-00" : trDate,
+    chb_amount: padded(chbMinor),
+    chb_ccy: chbCcy,
+    chb_settl_amount: padded(settlMinor),
+    chb_settl_ccy: "EUR",
+    chb_amount_transaction_ccy: padded(convertMinor(settlMinor, "EUR", trCcy)),
+    tr_amount: padded(trMinor),
+    tr_ccy: trCcy,
+    tr_date_time: trDateTime,
+    rev_amount: reversedTx ? padded(trMinor) : null,
+    rev_ccy: reversedTx ? trCcy : null,
+    rev_date_time: reversedTx ? `${addDays(trDate, 1)} 09:15:00` : null,
+    payment_id: paymentId,
+    xid: r.chance(0.3) ? r.digits(20) : null,
+    merchant_decision: decision,
+    merchant_resp_date: decision ? addDays(fileDate, r.int(2, 20)) : null,
+    merchant_comments: decision ? r.pick(MERCHANT_COMMENTS[decision]) : null,
+    merchant_iban_code: shop.iban,
+    transaction_id: transactionId,
+    card_acceptor_id: null,
+    payment_order_nr: orderNr,
+  };
+  remember({ acqRef, shop, mc, card, trMinor, trCcy, trDateTime, paymentId, orderNr, transactionId, chb: row });
+  return row;
+}
