@@ -7,7 +7,7 @@ const PURGE_EVERY_MS = 10 * 60 * 1000;
 let lastPurge = 0;
 
 /** Records a nonce for a shop; false when the shop has used it before. */
-export async function useNonce(db: Kysely<Database>, shopCode: string, nonce: string, now = Date.now()): Promise<boolean> {
+export async function spendNonce(db: Kysely<Database>, shopCode: string, nonce: string, now = Date.now()): Promise<boolean> {
   if (now - lastPurge > PURGE_EVERY_MS) {
     lastPurge = now;
     await db.deleteFrom("used_nonces").where("used_at", "<", now - NONCE_RETENTION_MS).execute();

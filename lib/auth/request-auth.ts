@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import { ApiError } from "@/lib/api/problem";
 import type { Database } from "@/lib/data/schema";
 import { findShopCredential } from "./accounts";
-import { useNonce } from "./nonces";
+import { spendNonce } from "./nonces";
 import { findSession, SESSION_COOKIE } from "./sessions";
 import { NONCE_PATTERN, SHOP_CODE_PATTERN, SIGNATURE_PATTERN, signatureMatches } from "./signature";
 
@@ -41,7 +41,7 @@ async function authenticateShop(db: Kysely<Database>, shopCode: string | null, n
   const valid = signatureMatches(nonce, shop?.password ?? DUMMY_PASSWORD, signature);
   if (!shop || !valid) throw unauthenticated();
   // Only a correctly signed request spends its nonce: others cannot burn a shop's nonces.
-  if (!(await useNonce(db, shop.shopCode, nonce))) throw unauthenticated();
+  if (!(await spendNonce(db, shop.shopCode, nonce))) throw unauthenticated();
   return { credential: `shop:${shop.shopCode}`, access: shop.access };
 }
 
