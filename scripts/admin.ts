@@ -4,45 +4,59 @@
  *   shop list
  *   user add <email> (--password <pw> | --password-stdin) --access <code>,<code>...
  *   user list
+ * Bad input prints one line on stderr and exits 1; nothing is written then.
  */
-import { createShop, createUser, listShops, listUsers } from "@/lib/auth/accounts";
-import { AccountError, splitAccessOption } from "@/lib/auth/access";
-import { openDatabase } from "@/lib/data/db";
+import readline from "node:readline";
+import { AccountError, checkPassword, createShop, createUser, listShops, listUsers, normaliseEmail } from "@/lib/auth/accounts";
+import { checkShopCode } from "@/lib/auth/access";
+import { ConfigError } from "@/lib/config";
+import { isDatabaseUnavailable, openDatabase } from "@/lib/data/db";
 
 const USAGE = `usage: npm run admin -- <command>
+
   shop add <shop_code> --password <pw> [--access <code>,<code>...]
+      creates an API credential; the access list always includes the shop itself
   shop list
+      lists shops and their access lists (never passwords)
   user add <email> --password <pw> --access <code>,<code>...
+      creates a dashboard user
   user list
---password-stdin reads the password from standard input instead of --password.`;
+      lists users and their access lists
+
+  --password-stdin   read the password from the first line of standard input instead of --password
+  Passwords are at least 8 characters. The database is the one DATABASE_URL names.`;
+
+const HINT = " (npm run admin -- help shows the commands)";
 
 class UsageError extends Error {}
 
-interface Parsed {
-  positional: string[];
-  options: Map<string, string | true>;
-}
+type Options = Map<string, string | true>;
 
 const VALUE_OPTIONS = new Set(["--password", "--access"]);
 const FLAG_OPTIONS = new Set(["--password-stdin"]);
+const COMMANDS = ["shop add", "shop list", "user add", "user list"];
 
-function parseArgs(args: string[]): Parsed {
+function parseArgs(args: string[]): { positional: string[]; options: Options } {
   const positional: string[] = [];
-  const options = new Map<string, string | true>();
+  const options: Options = new Map();
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg.startsWith("--")) {
-      const [name, inline] = arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+      const eq = arg.indexOf("=");
+      const name = eq > 0 ? arg.slice(0, eq) : arg;
+      const inline = eq > 0 ? arg.slice(eq + 1) : undefined;
+      if (!VALUE_OPTIONS.has(name) && !FLAG_OPTIONS.has(name)) throw new UsageError(`unknown option ${name}`);
       if (options.has(name)) throw new UsageError(`${name} is given twice`);
       if (VALUE_OPTIONS.has(name)) {
         const value = inline ?? args[++i];
         if (value === undefined) throw new UsageError(`${name} needs a value`);
         options.set(name, value);
-      } else if (FLAG_OPTIONS.has(name) && inline === undefined) {
-        options.set(name, true);
       } else {
-        throw new UsageError(`unknown option ${name}`);
+        if (inline !== undefined) throw new UsageError(`${name} takes no value`);
+        options.set(name, true);
       }
+    } else if (/^-[A-Za-z]/.test(arg)) {
+      throw new UsageError(`unknown option ${arg}`);
     } else {
       positional.push(arg);
     }
@@ -50,23 +64,23 @@ function parseArgs(args: string[]): Parsed {
   return { positional, options };
 }
 
-async function readStdinPassword(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8").split(/\r?\n/)[0];
+/** "a,b, c" -> ["a", "b", "c"]. */
+function parseAccess(raw: string): string[] {
+  const codes = raw.split(",").map((c) => c.trim());
+  if (codes.every((c) => c === "")) throw new UsageError("--access needs at least one shop code");
+  for (const code of codes) checkShopCode(code);
+  return codes;
 }
 
-async function password(options: Parsed["options"]): Promise<string> {
-  const given = options.get("--password");
-  const fromStdin = options.get("--password-stdin");
-  if (given !== undefined && fromStdin) throw new UsageError("give either --password or --password-stdin, not both");
-  if (fromStdin) return readStdinPassword();
-  if (typeof given === "string") return given;
-  throw new UsageError("a password is needed: --password <pw> or --password-stdin");
-}
-
-function allowOnly(options: Parsed["options"], allowed: string[]) {
-  for (const name of options.keys()) if (!allowed.includes(name)) throw new UsageError(`${name} does not apply to this command`);
+/** The first line of standard input (a trailing CR is dropped); "" when there is none. */
+async function readFirstLine(): Promise<string> {
+  const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
+  try {
+    for await (const line of lines) return line;
+    return "";
+  } finally {
+    lines.close();
+  }
 }
 
 function table(rows: string[][]): string {
@@ -75,40 +89,56 @@ function table(rows: string[][]): string {
 }
 
 async function main(argv: string[]): Promise<number> {
-  if (argv.length === 0 || argv[0] === "help" || argv[0] === "--help") {
+  if (argv.length === 0) {
+    console.error(USAGE);
+    return 1;
+  }
+  if (argv.length === 1 && ["help", "--help", "-h"].includes(argv[0])) {
     console.log(USAGE);
-    return argv.length === 0 ? 1 : 0;
+    return 0;
   }
   const { positional, options } = parseArgs(argv);
   const [entity, action, ...rest] = positional;
-  const command = `${entity ?? ""} ${action ?? ""}`.trim();
-  if (!["shop add", "shop list", "user add", "user list"].includes(command)) throw new UsageError(`unknown command "${command}"`);
-  const expectedArgs = action === "add" ? 1 : 0;
-  if (rest.length !== expectedArgs) {
-    throw new UsageError(action === "add" ? `${command} takes exactly one ${entity === "shop" ? "shop code" : "e-mail"}` : `${command} takes no arguments`);
+  const command = positional.slice(0, 2).join(" ");
+  if (!COMMANDS.includes(command)) throw new UsageError(command ? `unknown command "${command}"` : "no command given");
+  const adding = action === "add";
+  const subject = entity === "shop" ? "shop code" : "e-mail address";
+  if (adding && rest.length !== 1) throw new UsageError(`${command} takes exactly one ${subject}, got ${rest.length}`);
+  if (!adding && rest.length !== 0) throw new UsageError(`${command} takes no arguments`);
+  for (const name of options.keys()) {
+    if (!adding) throw new UsageError(`${name} does not apply to ${command}`);
   }
 
-  const access = options.get("--access");
-  // Read the password before opening the database: a usage error should not migrate anything.
-  const pw = action === "add" ? await password(options) : "";
-  const accessList = typeof access === "string" ? splitAccessOption(access) : undefined;
-  allowOnly(options, action === "add" ? ["--password", "--password-stdin", "--access"] : []);
+  // Everything is checked before the database is opened: bad input migrates and writes nothing.
+  const rawAccess = options.get("--access");
+  const access = typeof rawAccess === "string" ? parseAccess(rawAccess) : undefined;
+  if (command === "user add" && !access) throw new UsageError("user add needs --access <code>,<code>...");
+  let password = "";
+  if (adding) {
+    const given = options.get("--password");
+    const fromStdin = options.has("--password-stdin");
+    if (given !== undefined && fromStdin) throw new UsageError("give either --password or --password-stdin, not both");
+    if (given === undefined && !fromStdin) throw new UsageError(`${command} needs --password <pw> or --password-stdin`);
+    password = fromStdin ? await readFirstLine() : String(given);
+    if (entity === "shop") checkShopCode(rest[0]);
+    else normaliseEmail(rest[0]);
+    checkPassword(password);
+  }
 
   const { db, close } = await openDatabase();
   try {
     if (command === "shop add") {
-      const shop = await createShop(db, { shopCode: rest[0], password: pw, access: accessList });
+      const shop = await createShop(db, { shopCode: rest[0], password, access });
       console.log(`shop ${shop.shopCode} added; access: ${shop.access.join(", ")}`);
     } else if (command === "user add") {
-      if (!accessList) throw new UsageError("user add needs --access <code>,<code>...");
-      const user = await createUser(db, { email: rest[0], password: pw, access: accessList });
+      const user = await createUser(db, { email: rest[0], password, access: access ?? [] });
       console.log(`user ${user.email} added; access: ${user.access.join(", ")}`);
     } else if (command === "shop list") {
       const shops = await listShops(db);
-      console.log(shops.length ? table([["SHOP", "ACCESS"], ...shops.map((s) => [s.shopCode, s.access.join(",")])]) : "no shops");
+      console.log(shops.length ? table([["SHOP CODE", "ACCESS"], ...shops.map((s) => [s.shopCode, s.access.join(", ")])]) : "no shops");
     } else {
       const users = await listUsers(db);
-      console.log(users.length ? table([["E-MAIL", "ACCESS"], ...users.map((u) => [u.email, u.access.join(",")])]) : "no users");
+      console.log(users.length ? table([["E-MAIL", "ACCESS"], ...users.map((u) => [u.email, u.access.join(", ")])]) : "no users");
     }
   } finally {
     await close();
@@ -116,15 +146,21 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
+function describeError(err: unknown): string {
+  if (err instanceof UsageError) return err.message + HINT;
+  if (err instanceof AccountError || err instanceof ConfigError) return err.message;
+  if (isDatabaseUnavailable(err)) {
+    const code = (err as { code?: unknown }).code;
+    return `the database cannot be reached${typeof code === "string" ? ` (${code})` : ""}; check DATABASE_URL`;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return message.split("\n")[0] || "unexpected error";
+}
+
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    if (err instanceof UsageError || err instanceof AccountError) {
-      console.error(`admin: ${err.message}`);
-      if (err instanceof UsageError) console.error("run `npm run admin -- help` for usage");
-    } else {
-      console.error(`admin: ${err instanceof Error ? err.message : String(err)}`);
-    }
+    console.error(`admin: ${describeError(err)}`);
     process.exit(1);
   },
 );

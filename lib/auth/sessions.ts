@@ -1,25 +1,49 @@
 import crypto from "node:crypto";
 import type { Kysely } from "kysely";
+import { ConfigError } from "@/lib/config";
 import type { Database } from "@/lib/data/schema";
 import { parseAccessList } from "./access";
 
-/** Dashboard sessions: a random token in an HttpOnly cookie; only its SHA-256 is stored. */
+/**
+ * Dashboard sessions (CONTRACT 5): a random token in an HttpOnly cookie. Only the token's SHA-256
+ * is stored, so a copy of the database holds no usable session.
+ */
 
 export const SESSION_COOKIE = "dr_session";
-export const SESSION_TTL_MS = Number(process.env.SESSION_TTL_HOURS || 8) * 60 * 60 * 1000;
+
+/** SESSION_TTL_HOURS (a positive number, fractions allowed); default 8 hours. */
+export function sessionTtlMs(raw = process.env.SESSION_TTL_HOURS): number {
+  if (raw === undefined || raw.trim() === "") return 8 * 60 * 60 * 1000;
+  const hours = Number(raw);
+  if (!/^\s*\d+(\.\d+)?\s*$/.test(raw) || !(hours > 0) || hours > 24 * 366) {
+    throw new ConfigError("SESSION_TTL_HOURS must be a positive number of hours");
+  }
+  return Math.round(hours * 60 * 60 * 1000);
+}
+
+export const SESSION_TTL_MS = sessionTtlMs();
+
+// Tokens are 43 base64url characters; anything much longer is not ours and not worth hashing.
+const MAX_TOKEN_LENGTH = 200;
 
 const hashToken = (token: string) => crypto.createHash("sha256").update(token, "utf8").digest("hex");
 
-export async function createSession(db: Kysely<Database>, userId: number, now = Date.now()) {
-  await db.deleteFrom("sessions").where("expires_at", "<", now).execute();
+export async function createSession(db: Kysely<Database>, userId: number, now = Date.now()): Promise<{ token: string; expiresAt: number }> {
+  // Housekeeping on the way: sign-ins are rare enough that this costs nothing noticeable.
+  await db.deleteFrom("sessions").where("expires_at", "<=", now).execute();
   const token = crypto.randomBytes(32).toString("base64url");
   const expiresAt = now + SESSION_TTL_MS;
   await db.insertInto("sessions").values({ token_hash: hashToken(token), user_id: userId, created_at: now, expires_at: expiresAt }).execute();
   return { token, expiresAt };
 }
 
-export async function findSession(db: Kysely<Database>, token: string, now = Date.now()) {
-  if (!token || token.length > 200) return null;
+/** The signed-in user of an unexpired session, or null. */
+export async function findSession(
+  db: Kysely<Database>,
+  token: string,
+  now = Date.now(),
+): Promise<{ userId: number; email: string; access: string[]; expiresAt: number } | null> {
+  if (!token || token.length > MAX_TOKEN_LENGTH) return null;
   const row = await db
     .selectFrom("sessions")
     .innerJoin("users", "users.id", "sessions.user_id")
@@ -31,6 +55,8 @@ export async function findSession(db: Kysely<Database>, token: string, now = Dat
   return { userId: Number(row.userId), email: row.email, access: parseAccessList(row.access_list), expiresAt: Number(row.expires_at) };
 }
 
+/** Signing out ends the session on the server, not only in the browser. */
 export async function deleteSession(db: Kysely<Database>, token: string): Promise<void> {
+  if (!token || token.length > MAX_TOKEN_LENGTH) return;
   await db.deleteFrom("sessions").where("token_hash", "=", hashToken(token)).execute();
 }
