@@ -1,0 +1,56 @@
+"use client";
+
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+
+const NAV = [
+  { href: "/chargebacks", label: "Chargebacks" },
+  { href: "/pre-arbitration", label: "Pre-arbitration" },
+];
+
+/** Top bar: where you are, who you are, which shops you see, and the way out. */
+export function AppHeader({ email, access, signOut }: { email: string; access: string[]; signOut: () => Promise<void> }) {
+  const pathname = usePathname();
+  return (
+    <header className="border-b border-slate-300 bg-white">
+      <div className="mx-auto flex max-w-[1800px] flex-wrap items-center justify-between gap-x-6 gap-y-2 px-4 py-2">
+        <div className="flex flex-wrap items-center gap-x-6 gap-y-1">
+          <span className="font-semibold text-slate-900">Dispute review</span>
+          <nav aria-label="Main">
+            <ul className="flex gap-1">
+              {NAV.map((item) => {
+                const current = pathname === item.href;
+                return (
+                  <li key={item.href}>
+                    <Link
+                      href={item.href}
+                      aria-current={current ? "page" : undefined}
+                      className={`rounded-md px-3 py-1.5 text-sm font-medium focus:outline-none focus-visible:ring-2 focus-visible:ring-blue-600 ${current ? "bg-blue-100 text-blue-950" : "text-slate-800 hover:bg-slate-100"}`}
+                    >
+                      {item.label}
+                    </Link>
+                  </li>
+                );
+              })}
+            </ul>
+          </nav>
+        </div>
+        <div className="flex min-w-0 flex-wrap items-center gap-x-4 gap-y-1 text-sm">
+          <div className="min-w-0" data-testid="signed-in-user">
+            <span className="sr-only">Signed in as </span>
+            <span className="font-medium">{email}</span>
+            <span className="text-slate-700" title={access.join(", ")}>
+              {" "}
+              · shops: {access.length > 4 ? `${access.slice(0, 4).join(", ")} +${access.length - 4} more` : access.join(", ")}
+            </span>
+          </div>
+          <form action={signOut}>
+            <button type="submit" className="rounded-md border border-slate-300 px-3 py-1 text-sm hover:bg-slate-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-blue-600">
+              Sign out
+            </button>
+          </form>
+        </div>
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,58 @@
+"use client";
+
+import type { RecordKind } from "@/lib/domain/fields";
+import type { RecordPage } from "./types";
+
+/** A failed API call, with what the problem+json body said. */
+export class ApiProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly title: string,
+    readonly detail?: string,
+  ) {
+    super(detail ?? title);
+    this.name = "ApiProblem";
+  }
+}
+
+const PATHS: Record<RecordKind, string> = { chargeback: "/api/chargeback", pre_arbitration: "/api/pre_arbitration" };
+
+/**
+ * One page from the same API external systems use; the session cookie authenticates it. A 401
+ * means the session ended (expired or signed out elsewhere): the browser goes to sign-in and
+ * comes back to this exact view afterwards.
+ */
+export async function fetchRecords<T>(kind: RecordKind, body: Record<string, unknown>, signal?: AbortSignal): Promise<RecordPage<T>> {
+  let response: Response;
+  try {
+    response = await fetch(PATHS[kind], {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      body: JSON.stringify(body),
+      signal,
+    });
+  } catch (err) {
+    if ((err as Error).name === "AbortError") throw err;
+    throw new ApiProblem(0, "The server could not be reached", "Check your connection and try again.");
+  }
+  if (response.status === 401) {
+    const next = window.location.pathname + window.location.search;
+    window.location.assign(`/login?${new URLSearchParams({ next, reason: "expired" })}`);
+    throw new ApiProblem(401, "Your session has ended");
+  }
+  if (!response.ok) {
+    let title = `The server answered ${response.status}`;
+    let detail: string | undefined;
+    try {
+      const problem = (await response.json()) as { title?: unknown; detail?: unknown; errors?: { field: string; message: string }[] };
+      if (typeof problem.title === "string") title = problem.title;
+      if (typeof problem.detail === "string") detail = problem.detail;
+      if (Array.isArray(problem.errors) && problem.errors.length) detail = problem.errors.map((e) => `${e.field}: ${e.message}`).join("; ");
+    } catch {
+      // not a problem+json body
+    }
+    throw new ApiProblem(response.status, title, detail);
+  }
+  return (await response.json()) as RecordPage<T>;
+}

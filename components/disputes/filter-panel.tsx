@@ -1,0 +1,237 @@
+"use client";
+
+import { useEffect, useId, useRef, useState } from "react";
+import type { RecordKind } from "@/lib/domain/fields";
+import { LIMITS } from "@/lib/schemas/search";
+import { activeFilters, FILTERS, type FilterDef, splitList } from "@/lib/url-state/disputes";
+
+type FilterValues = Record<string, unknown>;
+
+interface FilterPanelProps {
+  kind: RecordKind;
+  values: FilterValues;
+  /** the user's access list: the only shops that can be chosen */
+  shops: readonly string[];
+  /** sets filter values (null clears one); the caller also returns to the first page */
+  onChange: (patch: Record<string, string | string[] | null>) => void;
+}
+
+const DEBOUNCE_MS = 400;
+const inputClass =
+  "block w-full rounded-md border border-slate-400 bg-white px-2 py-1.5 text-sm text-slate-900 focus:outline-none focus-visible:ring-2 focus-visible:ring-blue-600";
+
+/**
+ * A field for every request field of the endpoint (lib/url-state FILTERS). Typed text is
+ * debounced and applied after a pause (or at once on Enter / leaving the field); dates and shops
+ * apply at once. On a phone the panel folds away behind a "Filters" button.
+ */
+export function FilterPanel({ kind, values, shops, onChange }: FilterPanelProps) {
+  const [open, setOpen] = useState(false);
+  const panelId = useId();
+  const defs = FILTERS[kind];
+  const count = activeFilters(kind, values).length;
+  const from = values.from as string | null;
+  const to = values.to as string | null;
+  const rangeError = from && to && from > to ? "The start date is after the end date: nothing can match." : undefined;
+
+  return (
+    <section aria-label="Filters" className="rounded-md border border-slate-300 bg-white">
+      <div className="flex items-center justify-between gap-2 px-3 py-2">
+        {/* On a phone the panel folds; from md up it is always open and needs no toggle. */}
+        <button
+          type="button"
+          aria-expanded={open}
+          aria-controls={panelId}
+          onClick={() => setOpen((o) => !o)}
+          className="inline-flex items-center gap-2 rounded-md px-1 py-1 text-sm font-semibold text-slate-900 focus:outline-none focus-visible:ring-2 focus-visible:ring-blue-600 md:hidden"
+        >
+          <span aria-hidden="true">{open ? "▾" : "▸"}</span>
+          Filters{count ? ` (${count} active)` : ""}
+        </button>
+        <h2 className="hidden px-1 py-1 text-sm font-semibold text-slate-900 md:block">Filters{count ? ` (${count} active)` : ""}</h2>
+        {count ? (
+          <button
+            type="button"
+            onClick={() => onChange(Object.fromEntries(defs.map((d) => [d.key, null])))}
+            className="rounded-md px-2 py-1 text-sm text-blue-800 underline hover:bg-slate-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-blue-600"
+          >
+            Clear all filters
+          </button>
+        ) : null}
+      </div>
+      <div id={panelId} className={`${open ? "grid" : "hidden"} gap-3 border-t border-slate-200 p-3 sm:grid-cols-2 md:grid md:grid-cols-3 xl:grid-cols-4`}>
+        {defs.map((def) => {
+          switch (def.type) {
+            case "date":
+              return <DateFilter key={def.key} def={def} value={values[def.key] as string | null} onChange={onChange} error={def.key === "from" ? rangeError : undefined} />;
+            case "shops":
+              return <ShopsFilter key={def.key} def={def} value={(values[def.key] as string[] | null) ?? []} shops={shops} onChange={onChange} />;
+            case "text":
+              return <TextFilter key={def.key} def={def} value={values[def.key] as string | null} onChange={onChange} />;
+            default:
+              return <ListFilter key={def.key} def={def} value={(values[def.key] as string[] | null) ?? []} onChange={onChange} />;
+          }
+        })}
+      </div>
+    </section>
+  );
+}
+
+interface FieldProps<T> {
+  def: FilterDef;
+  value: T;
+  onChange: FilterPanelProps["onChange"];
+}
+
+function DateFilter({ def, value, onChange, error }: FieldProps<string | null> & { error?: string }) {
+  const id = useId();
+  const errorId = useId();
+  return (
+    <div className="space-y-1">
+      <label htmlFor={id} className="block text-sm font-medium text-slate-800">
+        {def.label}
+      </label>
+      <input
+        id={id}
+        type="date"
+        value={value ?? ""}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? errorId : undefined}
+        // The browser only reports complete, real dates (or "" when cleared).
+        onChange={(e) => onChange({ [def.key]: e.target.value || null })}
+        className={inputClass}
+      />
+      {error ? (
+        <p id={errorId} className="text-xs text-red-800">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+function ShopsFilter({ def, value, shops, onChange }: FieldProps<string[]> & { shops: readonly string[] }) {
+  const selected = new Set(value);
+  const toggle = (shop: string, on: boolean) => {
+    const next = shops.filter((s) => (s === shop ? on : selected.has(s)));
+    onChange({ [def.key]: next.length ? next : null });
+  };
+  return (
+    <fieldset className="space-y-1 sm:row-span-2">
+      <legend className="text-sm font-medium text-slate-800">{def.label}</legend>
+      <p className="text-xs text-slate-700">{value.length ? `${value.length} of ${shops.length} selected` : `All ${shops.length} of your shops`}</p>
+      <div className="max-h-36 space-y-0.5 overflow-auto rounded-md border border-slate-300 p-1.5">
+        {shops.map((shop) => (
+          <label key={shop} className="flex cursor-pointer items-center gap-2 rounded px-1 text-sm hover:bg-slate-100">
+            <input type="checkbox" checked={selected.has(shop)} onChange={(e) => toggle(shop, e.target.checked)} className="h-4 w-4 accent-blue-700" />
+            <span className="font-mono text-xs">{shop}</span>
+          </label>
+        ))}
+      </div>
+    </fieldset>
+  );
+}
+
+/**
+ * Local text that follows the URL: when the URL changes from outside (Back, a cleared filter),
+ * the field shows the new value; while the user types, their text is kept as typed.
+ */
+function useDebouncedText(urlText: string, commit: (text: string) => void) {
+  const [text, setText] = useState(urlText);
+  const committed = useRef(urlText);
+  useEffect(() => {
+    if (urlText !== committed.current) {
+      committed.current = urlText;
+      setText(urlText);
+    }
+  }, [urlText]);
+  const flush = (value: string) => {
+    if (value === committed.current) return;
+    committed.current = value;
+    commit(value);
+  };
+  useEffect(() => {
+    if (text === committed.current) return;
+    const timer = window.setTimeout(() => flush(text), DEBOUNCE_MS);
+    return () => window.clearTimeout(timer);
+    // flush reads refs only
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [text]);
+  return { text, setText, flush };
+}
+
+function TextFilter({ def, value, onChange }: FieldProps<string | null>) {
+  const id = useId();
+  const errorId = useId();
+  const tooLong = (t: string) => t.trim().length > LIMITS.stringMax;
+  const { text, setText, flush } = useDebouncedText(value ?? "", (t) => {
+    if (!tooLong(t)) onChange({ [def.key]: t.trim() || null });
+  });
+  const error = tooLong(text) ? `At most ${LIMITS.stringMax} characters.` : undefined;
+  return (
+    <div className="space-y-1">
+      <label htmlFor={id} className="block text-sm font-medium text-slate-800">
+        {def.label}
+      </label>
+      <input
+        id={id}
+        type="text"
+        value={text}
+        spellCheck={false}
+        autoComplete="off"
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? errorId : undefined}
+        onChange={(e) => setText(e.target.value)}
+        onBlur={() => flush(text)}
+        onKeyDown={(e) => {
+          if (e.key === "Enter") flush(text);
+        }}
+        className={inputClass}
+      />
+      {error ? (
+        <p id={errorId} className="text-xs text-red-800">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+function listError(items: string[]): string | undefined {
+  if (items.length > LIMITS.arrayItemsMax) return `At most ${LIMITS.arrayItemsMax} values at once (${items.length} pasted).`;
+  const long = items.find((i) => i.length > LIMITS.stringMax);
+  if (long) return `A value is longer than ${LIMITS.stringMax} characters: ${long.slice(0, 20)}…`;
+  return undefined;
+}
+
+function ListFilter({ def, value, onChange }: FieldProps<string[]>) {
+  const id = useId();
+  const helpId = useId();
+  const { text, setText, flush } = useDebouncedText(value.join("\n"), (t) => {
+    const items = splitList(t);
+    if (!listError(items)) onChange({ [def.key]: items.length ? items : null });
+  });
+  const items = splitList(text);
+  const error = listError(items);
+  return (
+    <div className="space-y-1">
+      <label htmlFor={id} className="block text-sm font-medium text-slate-800">
+        {def.label}
+      </label>
+      <textarea
+        id={id}
+        rows={2}
+        value={text}
+        spellCheck={false}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={helpId}
+        onChange={(e) => setText(e.target.value)}
+        onBlur={() => flush(text)}
+        className={`${inputClass} resize-y font-mono text-xs`}
+      />
+      <p id={helpId} className={`text-xs ${error ? "text-red-800" : "text-slate-700"}`}>
+        {error ?? (items.length ? `${items.length} value${items.length === 1 ? "" : "s"}. ` : "") + (def.hint ?? "")}
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,62 @@
+"use client";
+
+import { preArbitrationDeadline } from "@/lib/domain/deadlines";
+import { PRE_ARBITRATION_FIELDS, type PreArbitrationFieldName } from "@/lib/domain/fields";
+import { cardTypeName, schemeFromCard } from "@/lib/domain/labels";
+import { dataColumnHelper } from "@/components/data-table/features";
+import { DeadlineBadge, DecisionBadge } from "./badges";
+import { useDeadlines } from "./deadline-context";
+import { columnId, defaultVisibility, plainFieldColumn } from "./field-columns";
+import { formatAmount, formatText } from "./format";
+import type { Keyed, PreArbitrationRecord } from "./types";
+
+type Row = Keyed<PreArbitrationRecord>;
+const helper = dataColumnHelper<Row>();
+
+const SORT_KEY_OF: Partial<Record<PreArbitrationFieldName, string>> = {
+  merchant_id: "MERCHANT_ID",
+  acq_ref_nr: "ACQ_REF_NR",
+  payment_order_nr: "PAYMENT_ORDER_NR",
+};
+
+function AnswerByCell({ record }: { record: PreArbitrationRecord }) {
+  const { config, today } = useDeadlines();
+  return <DeadlineBadge deadline={preArbitrationDeadline(record as never, config, today)} />;
+}
+
+const reviewColumns = [
+  // No FILE_DATE sort key for pre-arbitration (CONTRACT 1.1): the header is not a sort button.
+  helper.accessor("file_date", { header: "File date", enableSorting: false, meta: { label: "File date", defaultVisible: true, width: 120 }, cell: (info) => formatText(info.getValue()) }),
+  helper.accessor("card", { header: "Card", enableSorting: false, meta: { label: "Card", defaultVisible: true, width: 140 }, cell: (info) => <span className="font-mono text-xs">{formatText(info.getValue())}</span> }),
+  helper.display({
+    id: "scheme",
+    header: "Scheme",
+    meta: { label: "Scheme (from the card number)", defaultVisible: true, width: 110 },
+    cell: (info) => cardTypeName(schemeFromCard(info.row.original.card as string)),
+  }),
+  helper.accessor("case_date", { header: "Case date", enableSorting: false, meta: { label: "Case date", defaultVisible: true, width: 120 }, cell: (info) => formatText(info.getValue()) }),
+  helper.accessor("case_stage", { header: "Case stage", enableSorting: false, meta: { label: "Case stage", defaultVisible: true, width: 180 }, cell: (info) => <span title={formatText(info.getValue())}>{formatText(info.getValue())}</span> }),
+  helper.accessor("amount", { header: "Amount", enableSorting: false, meta: { label: "Amount", defaultVisible: true, width: 150, align: "end" }, cell: (info) => formatAmount(info.getValue(), info.row.original.ccy) }),
+  helper.accessor("merchant_id", {
+    header: "Merchant",
+    meta: { label: "Merchant", sortKey: "MERCHANT_ID", defaultVisible: true, width: 210 },
+    cell: (info) => {
+      const name = info.row.original.merchant_name;
+      const text = name ? `${name} (${info.getValue()})` : formatText(info.getValue());
+      return <span title={text}>{text}</span>;
+    },
+  }),
+  helper.accessor("payment_order_nr", { header: "Order number", meta: { label: "Order number", sortKey: "PAYMENT_ORDER_NR", defaultVisible: true, width: 170 }, cell: (info) => formatText(info.getValue()) }),
+  helper.accessor("merchant_decision", { header: "Decision", enableSorting: false, meta: { label: "Merchant decision", defaultVisible: true, width: 150 }, cell: (info) => <DecisionBadge value={info.getValue()} /> }),
+  helper.display({ id: "answer_by", header: "Answer by", meta: { label: "Answer by (days left)", defaultVisible: true, width: 220 }, cell: (info) => <AnswerByCell record={info.row.original} /> }),
+  helper.accessor("acq_ref_nr", { header: "Acquirer ref. number", meta: { label: "Acquirer reference number", sortKey: "ACQ_REF_NR", width: 220 }, cell: (info) => <span className="font-mono text-xs">{formatText(info.getValue())}</span> }),
+];
+
+const shown = new Set(reviewColumns.map((c) => columnId(c)));
+
+export const preArbitrationColumns = [
+  ...reviewColumns,
+  ...PRE_ARBITRATION_FIELDS.filter((d) => !shown.has(d.name)).map((d) => plainFieldColumn<Row>(d, { currencyField: d.name === "amount" ? "ccy" : undefined, sortKey: SORT_KEY_OF[d.name] })),
+];
+
+export const preArbitrationDefaultVisibility = defaultVisibility(preArbitrationColumns);

@@ -1,0 +1,26 @@
+import type { ChargebackFieldName, PreArbitrationFieldName, RecordKind } from "@/lib/domain/fields";
+
+/** Records as the API returns them (CONTRACT 1.3): every field present, null where empty. */
+export type JsonValue = string | number | null;
+export type ChargebackRecord = { [K in ChargebackFieldName]: JsonValue };
+export type PreArbitrationRecord = { [K in PreArbitrationFieldName]: JsonValue };
+export type DisputeRecord = ChargebackRecord | PreArbitrationRecord;
+
+export interface RecordPage<T> {
+  content: T[];
+  totalPages: number;
+  totalElements: number;
+}
+
+/** A row of the grid: the record plus its stable key (see lib/url-state/disputes.ts). */
+export type Keyed<T> = T & { __key: string };
+
+export const KIND_PATHS: Record<RecordKind, string> = {
+  chargeback: "/chargebacks",
+  pre_arbitration: "/pre-arbitration",
+};
+
+export const KIND_TITLES: Record<RecordKind, string> = {
+  chargeback: "Chargebacks",
+  pre_arbitration: "Pre-arbitration cases",
+};

@@ -1,0 +1,223 @@
+import { functionCodeInfo, isReversal, schemeFromCard } from "./labels";
+
+/**
+ * Answer-by dates (DOMAIN notes, "Time limits"). The merchant must answer by the base date (the
+ * chargeback's processing date, or the pre-arbitration case date) plus the acquirer's window for
+ * that scheme and stage, and never later than the scheme's own limit. Every day count here is a
+ * default that the operator overrides by environment variable, because scheme rules change with
+ * bulletins and acquirers set their own (shorter) windows.
+ */
+
+export const SCHEMES = ["MC", "VISA"] as const;
+export type Scheme = (typeof SCHEMES)[number];
+
+export const STAGES = ["first_chargeback", "arbitration_chargeback", "pre_arbitration"] as const;
+export type Stage = (typeof STAGES)[number];
+
+export type DayTable = Record<Scheme, Record<Stage, number>>;
+
+export interface DeadlineConfig {
+  /** days the acquirer gives the merchant, counted from the base date */
+  acquirerDays: DayTable;
+  /** the scheme's limit for the acquirer: the outer bound of any answer-by date */
+  schemeLimitDays: DayTable;
+  /** an open case this close to its answer-by date is flagged as due soon */
+  dueSoonDays: number;
+}
+
+/**
+ * Scheme limits in calendar days: Mastercard 45 and Visa 30 for the answer to a first chargeback
+ * (second presentment), 30 for both to answer a pre-arbitration case. Mastercard's legacy
+ * arbitration chargeback (451/454) gets the second-cycle 45 days; Visa has no such stage, so its
+ * row only matters for a mislabelled record and uses Visa's 30.
+ */
+export const DEFAULT_SCHEME_LIMIT_DAYS: DayTable = {
+  MC: { first_chargeback: 45, arbitration_chargeback: 45, pre_arbitration: 30 },
+  VISA: { first_chargeback: 30, arbitration_chargeback: 30, pre_arbitration: 30 },
+};
+
+/**
+ * Published acquirer/PSP windows run from 3 to 21 days; 14 is the middle of that range, so the
+ * default neither cries wolf nor lets a merchant miss a typical cut-off. Operators set their own.
+ */
+export const DEFAULT_ACQUIRER_DAYS: DayTable = {
+  MC: { first_chargeback: 14, arbitration_chargeback: 14, pre_arbitration: 14 },
+  VISA: { first_chargeback: 14, arbitration_chargeback: 14, pre_arbitration: 14 },
+};
+
+export const DEFAULT_DUE_SOON_DAYS = 3;
+
+/** Supporting documents may arrive up to this many days after chb_proc_date (SPEC 2.2.1). */
+export const DOCUMENTS_ARRIVE_WITHIN_DAYS = 8;
+
+export const DEFAULT_DEADLINE_CONFIG: DeadlineConfig = {
+  acquirerDays: DEFAULT_ACQUIRER_DAYS,
+  schemeLimitDays: DEFAULT_SCHEME_LIMIT_DAYS,
+  dueSoonDays: DEFAULT_DUE_SOON_DAYS,
+};
+
+export class DeadlineConfigError extends Error {
+  override name = "DeadlineConfigError";
+}
+
+/** DEADLINE_DAYS_MC_FIRST_CHARGEBACK, SCHEME_LIMIT_DAYS_VISA_PRE_ARBITRATION, ... */
+export function envName(prefix: "DEADLINE_DAYS" | "SCHEME_LIMIT_DAYS", scheme: Scheme, stage: Stage): string {
+  return `${prefix}_${scheme}_${stage.toUpperCase()}`;
+}
+
+function days(env: Record<string, string | undefined>, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  // A typo must not quietly move every answer-by date: refuse it loudly.
+  if (!/^\d{1,3}$/.test(raw) || Number(raw) > 365) throw new DeadlineConfigError(`${name} must be a whole number of days from 0 to 365, got ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
+/** The deadline windows with the server's environment applied; pass the result to the client. */
+export function deadlineConfigFromEnv(env: Record<string, string | undefined> = process.env): DeadlineConfig {
+  const acquirerDays = {} as DayTable;
+  const schemeLimitDays = {} as DayTable;
+  for (const scheme of SCHEMES) {
+    acquirerDays[scheme] = {} as Record<Stage, number>;
+    schemeLimitDays[scheme] = {} as Record<Stage, number>;
+    for (const stage of STAGES) {
+      acquirerDays[scheme][stage] = days(env, envName("DEADLINE_DAYS", scheme, stage), DEFAULT_ACQUIRER_DAYS[scheme][stage]);
+      schemeLimitDays[scheme][stage] = days(env, envName("SCHEME_LIMIT_DAYS", scheme, stage), DEFAULT_SCHEME_LIMIT_DAYS[scheme][stage]);
+    }
+  }
+  return { acquirerDays, schemeLimitDays, dueSoonDays: days(env, "DEADLINE_DUE_SOON_DAYS", DEFAULT_DUE_SOON_DAYS) };
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+function toUtcDays(date: string): number | undefined {
+  const m = DATE.exec(date);
+  if (!m) return undefined;
+  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  const d = new Date(ms);
+  if (d.getUTCFullYear() !== Number(m[1]) || d.getUTCMonth() !== Number(m[2]) - 1 || d.getUTCDate() !== Number(m[3])) return undefined;
+  return ms / 86_400_000;
+}
+
+function fromUtcDays(dayNumber: number): string {
+  return new Date(dayNumber * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** "2026-01-30" + 3 -> "2026-02-02"; undefined for a date that is not a real calendar date. */
+export function addDays(date: string, n: number): string | undefined {
+  const d = toUtcDays(date);
+  return d === undefined ? undefined : fromUtcDays(d + n);
+}
+
+/** Whole days from `from` to `to` (negative when `to` is earlier). */
+export function daysBetween(from: string, to: string): number | undefined {
+  const a = toUtcDays(from);
+  const b = toUtcDays(to);
+  return a === undefined || b === undefined ? undefined : b - a;
+}
+
+/** Today's calendar date where the user is: deadlines are days in the merchant's own time zone. */
+export function localToday(now = new Date()): string {
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+}
+
+export type DeadlineStatus = "overdue" | "due_soon" | "open" | "answered" | "not_applicable";
+
+export interface Deadline {
+  status: DeadlineStatus;
+  /** why there is no deadline (not_applicable only) */
+  reason?: string;
+  stage?: Stage;
+  scheme?: Scheme;
+  /** true when the scheme was guessed (from the card's BIN, or the stricter of both) */
+  schemeInferred?: boolean;
+  baseDate?: string;
+  /** the days actually applied: min(acquirer window, scheme limit) */
+  windowDays?: number;
+  acquirerDays?: number;
+  schemeLimitDays?: number;
+  answerBy?: string;
+  /** days from today to answerBy; negative when overdue */
+  daysLeft?: number;
+}
+
+export interface ChargebackLike {
+  card_type?: string | null;
+  function_code?: number | null;
+  rev_indicator?: string | null;
+  chb_proc_date?: string | null;
+  merchant_decision?: string | null;
+}
+
+export interface PreArbitrationLike {
+  card?: string | null;
+  case_date?: string | null;
+  merchant_decision?: string | null;
+}
+
+function finish(base: Omit<Deadline, "status" | "answerBy" | "daysLeft" | "windowDays">, answered: boolean, config: DeadlineConfig, today: string): Deadline {
+  const windowDays = Math.min(base.acquirerDays!, base.schemeLimitDays!);
+  const answerBy = addDays(base.baseDate!, windowDays);
+  if (!answerBy) return { status: "not_applicable", reason: `the base date ${base.baseDate} is not a calendar date` };
+  const daysLeft = daysBetween(today, answerBy)!;
+  const status: DeadlineStatus = answered ? "answered" : daysLeft < 0 ? "overdue" : daysLeft <= config.dueSoonDays ? "due_soon" : "open";
+  return { ...base, status, windowDays, answerBy, daysLeft };
+}
+
+export function chargebackDeadline(record: ChargebackLike, config: DeadlineConfig, today: string): Deadline {
+  if (isReversal(record.rev_indicator)) {
+    return { status: "not_applicable", reason: "a reversal credits the acquirer back; there is nothing to answer" };
+  }
+  const info = functionCodeInfo(record.function_code);
+  if (!info) return { status: "not_applicable", reason: `function code ${record.function_code ?? "—"} has no known answer window` };
+  if (!record.chb_proc_date) return { status: "not_applicable", reason: "the record has no processing date" };
+  const known = record.card_type === "MC" || record.card_type === "VISA";
+  // Unknown scheme: the stricter of both windows, so that the date shown is never too late.
+  const scheme: Scheme = known ? (record.card_type as Scheme) : config.acquirerDays.MC[info.stage] <= config.acquirerDays.VISA[info.stage] ? "MC" : "VISA";
+  return finish(
+    {
+      stage: info.stage,
+      scheme,
+      schemeInferred: !known,
+      baseDate: record.chb_proc_date,
+      acquirerDays: config.acquirerDays[scheme][info.stage],
+      schemeLimitDays: config.schemeLimitDays[scheme][info.stage],
+    },
+    Boolean(record.merchant_decision),
+    config,
+    today,
+  );
+}
+
+export function preArbitrationDeadline(record: PreArbitrationLike, config: DeadlineConfig, today: string): Deadline {
+  if (!record.case_date) return { status: "not_applicable", reason: "the record has no case date" };
+  const stage: Stage = "pre_arbitration";
+  const fromBin = schemeFromCard(record.card);
+  const scheme: Scheme = fromBin ?? (Math.min(config.acquirerDays.MC[stage], config.schemeLimitDays.MC[stage]) <= Math.min(config.acquirerDays.VISA[stage], config.schemeLimitDays.VISA[stage]) ? "MC" : "VISA");
+  return finish(
+    {
+      stage,
+      scheme,
+      // Pre-arbitration records carry no card_type: the scheme always comes from the BIN.
+      schemeInferred: true,
+      baseDate: record.case_date,
+      acquirerDays: config.acquirerDays[scheme][stage],
+      schemeLimitDays: config.schemeLimitDays[scheme][stage],
+    },
+    Boolean(record.merchant_decision),
+    config,
+    today,
+  );
+}
+
+/** The date until which supporting documents may still arrive, when the issuer provided some. */
+export function documentsExpectedBy(chbProcDate: string | null | undefined): string | undefined {
+  return chbProcDate ? addDays(chbProcDate, DOCUMENTS_ARRIVE_WITHIN_DAYS) : undefined;
+}
+
+export const STAGE_LABELS: Record<Stage, string> = {
+  first_chargeback: "first chargeback",
+  arbitration_chargeback: "arbitration chargeback",
+  pre_arbitration: "pre-arbitration",
+};

@@ -1,0 +1,33 @@
+import { type NextRequest, NextResponse } from "next/server";
+
+/**
+ * An optimistic check in front of the dashboard pages: without a session cookie there is no
+ * point rendering anything, so the browser goes straight to /login?next=<where it was going>.
+ * The real check (is the session valid and unexpired?) happens against the database in the
+ * dashboard layout; this file only reads the cookie, as Next recommends for proxies.
+ * The API routes authenticate every request themselves and are not matched here.
+ */
+
+const SESSION_COOKIE = "dr_session"; // lib/auth/sessions.ts; kept literal so the proxy bundle stays tiny
+const REQUEST_PATH_HEADER = "x-dr-request-path"; // lib/auth/current-user.ts
+
+export function proxy(request: NextRequest) {
+  const { pathname, search } = request.nextUrl;
+  const target = pathname + search;
+  if (!request.cookies.get(SESSION_COOKIE)?.value) {
+    const url = request.nextUrl.clone();
+    url.pathname = "/login";
+    url.search = "";
+    url.searchParams.set("next", target);
+    return NextResponse.redirect(url);
+  }
+  // Lets a server component name the page it renders, for a redirect back after sign-in.
+  const headers = new Headers(request.headers);
+  headers.set(REQUEST_PATH_HEADER, target);
+  return NextResponse.next({ request: { headers } });
+}
+
+export const config = {
+  // Everything except the sign-in page, the API and its reference, and Next's own assets.
+  matcher: ["/((?!login|api/|docs|_next/|favicon\\.ico|robots\\.txt).*)"],
+};
