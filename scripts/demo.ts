@@ -1,117 +1,264 @@
 /**
- * npm run demo -- [--records 5000] [--no-serve]
- * One command from a fresh clone: build (when the sources are newer than the build), load demo
- * acquirer files into the embedded database through the import, create demo credentials, and
- * serve the app on PORT (default 3000). Safe to run again: nothing is loaded or created twice.
+ * npm run demo -- [--records <n>] [--no-serve]
+ *
+ * One command from a fresh clone:
+ *  1. builds the app (`next build`) when .next/BUILD_ID is missing or older than the newest file
+ *     under app/, components/, lib/, public/ or a root build input (package.json, next.config.*,
+ *     tsconfig.json, proxy.ts, ...); otherwise the existing build is served;
+ *  2. writes demo acquirer files to data/demo-files (DEMO_FILES_DIR overrides) and loads them
+ *     through the same import as `npm run import`;
+ *  3. creates the demo sign-ins and API credential, keeping any that already exist;
+ *  4. serves the app with `next start` on PORT (default 3000) and prints how to sign in and a
+ *     signed curl call. --no-serve stops after step 3 (and skips the build).
+ *
+ * --records <n> (default 5000) is the total number of demo records: six in seven are
+ * chargebacks, the rest pre-arbitration cases. A second run reuses the files it wrote (the import
+ * skips them as already imported) as long as --records is the same; a database that already
+ * holds other imported files gets no new demo set.
  */
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { createShop, createUser } from "@/lib/auth/accounts";
-import { openDatabase } from "@/lib/data/db";
+import { createShop, createUser, findShopCredential, verifyUserLogin } from "@/lib/auth/accounts";
+import { ConfigError, databaseTarget } from "@/lib/config";
+import { type Db, openDatabase } from "@/lib/data/db";
 import { DEMO_SHOPS, generateDemoFiles } from "@/lib/demo/generate";
 import { importPaths } from "@/lib/import";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
-const PASSWORD = "demo-password";
-const SHOP = "demo-shop";
-const SHOP_PASSWORD = "demo-shop-password";
+const SEED = 42;
+const DEFAULT_RECORDS = 5000;
+const USER_PASSWORD = "demo-password";
+const API_SHOP = DEMO_SHOPS[0];
+const API_SHOP_PASSWORD = "demo-shop-password";
 
-function newestSource(dir: string): number {
+/** The first merchant's shops (the API credential) and its parent group's (the merchant user). */
+const API_SHOP_ACCESS = DEMO_SHOPS.filter((s) => s.merchantId === API_SHOP.merchantId).map((s) => s.code);
+const MERCHANT_ACCESS = DEMO_SHOPS.filter((s) => s.parentId === API_SHOP.parentId).map((s) => s.code);
+const ALL_SHOPS = DEMO_SHOPS.map((s) => s.code);
+const USERS = [
+  { email: "merchant@demo.test", access: MERCHANT_ACCESS, note: `shops of ${API_SHOP.parentName}: ${MERCHANT_ACCESS.join(", ")}` },
+  { email: "analyst@demo.test", access: ALL_SHOPS, note: `all ${ALL_SHOPS.length} demo shops` },
+];
+
+class DemoError extends Error {}
+
+// ---------------------------------------------------------------------------------- options
+
+interface Options {
+  records: number;
+  serve: boolean;
+  port: number;
+}
+
+function parseOptions(argv: string[]): Options {
+  let records = DEFAULT_RECORDS;
+  let serve = true;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--no-serve") serve = false;
+    else if (arg === "--records" || arg.startsWith("--records=")) {
+      const raw = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : argv[++i];
+      if (raw === undefined || !/^\d{1,8}$/.test(raw) || Number(raw) < 1) throw new DemoError("--records needs a whole number of at least 1");
+      records = Number(raw);
+    } else throw new DemoError(`unknown option ${arg} (usage: npm run demo -- [--records <n>] [--no-serve])`);
+  }
+  const rawPort = process.env.PORT || "3000";
+  const port = Number(rawPort);
+  if (!/^\d+$/.test(rawPort) || port < 1 || port > 65535) throw new DemoError("PORT must be a port number (1 to 65535)");
+  return { records, serve, port };
+}
+
+// ------------------------------------------------------------------------------------- build
+
+const BUILD_DIRS = ["app", "components", "lib", "public"];
+const BUILD_FILES = /^(package\.json|package-lock\.json|tsconfig\.json|(next|postcss|tailwind)\.config\.[cm]?[jt]s|proxy\.ts|middleware\.ts)$/;
+
+function newestMtime(dir: string): number {
   let newest = 0;
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestSource(full) : fs.statSync(full).mtimeMs);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : fs.statSync(full).mtimeMs);
   }
   return newest;
 }
 
-/** Builds when there is no build, or a source file is newer than it. */
-function buildIfNeeded() {
+function buildIfNeeded(): void {
   const buildId = path.join(ROOT, ".next", "BUILD_ID");
-  const sources = ["app", "components", "lib"].filter((d) => fs.existsSync(path.join(ROOT, d))).map((d) => newestSource(path.join(ROOT, d)));
-  const built = fs.existsSync(buildId) ? fs.statSync(buildId).mtimeMs : 0;
-  if (built > Math.max(...sources, fs.statSync(path.join(ROOT, "package.json")).mtimeMs)) return;
-  console.log("building the app (next build) ...");
+  const sources = [
+    ...BUILD_DIRS.map((d) => path.join(ROOT, d)).filter((d) => fs.existsSync(d)).map(newestMtime),
+    ...fs.readdirSync(ROOT).filter((f) => BUILD_FILES.test(f)).map((f) => fs.statSync(path.join(ROOT, f)).mtimeMs),
+  ];
+  if (fs.existsSync(buildId) && fs.statSync(buildId).mtimeMs > Math.max(0, ...sources)) {
+    console.log("demo: the build in .next is newer than the sources; not building again");
+    return;
+  }
+  console.log("demo: building the app (next build) ...");
   const result = spawnSync(path.join(ROOT, "node_modules/.bin/next"), ["build"], { cwd: ROOT, stdio: "inherit" });
-  if (result.status !== 0) throw new Error("next build failed");
+  if (result.status !== 0) throw new DemoError("next build failed (its output is above)");
 }
 
-function recordsOption(): number {
-  const i = process.argv.indexOf("--records");
-  if (i < 0) return 5000;
-  const raw = process.argv[i + 1] ?? "";
-  if (!/^\d+$/.test(raw)) throw new Error("--records must be a whole number");
-  return Number(raw);
+// -------------------------------------------------------------------------------- demo files
+
+interface Manifest {
+  seed: number;
+  records: number;
+  files: string[];
 }
 
-async function prepare(records: number) {
-  const db = await openDatabase();
+function filesDir(): string {
+  return path.resolve(process.env.DEMO_FILES_DIR || path.join(ROOT, "data", "demo-files"));
+}
+
+function readManifest(dir: string): Manifest | undefined {
   try {
-    const loaded = await db.db.selectFrom("imported_files").select("id").limit(1).executeTakeFirst();
-    if (loaded) {
-      console.log("the database already holds imported files: demo data is not loaded again");
-    } else {
-      const out = path.join(ROOT, "data", "demo-files");
-      fs.rmSync(out, { recursive: true, force: true });
-      const { files } = generateDemoFiles({ out, seed: 42, chargebacks: records });
-      const { ok, results } = await importPaths(db, files, () => {});
-      const total = results.reduce((n, r) => n + (r.status === "imported" ? r.records : 0), 0);
-      if (!ok) throw new Error("the demo files did not import cleanly");
-      console.log(`imported ${files.length} demo files (${total} records) from ${path.relative(ROOT, out)}`);
-    }
-    const nordic = DEMO_SHOPS.filter((s) => s.parentId === DEMO_SHOPS[0].parentId).map((s) => s.code);
-    const all = DEMO_SHOPS.map((s) => s.code);
-    const users = new Set((await db.db.selectFrom("users").select("email").execute()).map((u) => u.email));
-    if (!users.has("merchant@demo.test")) await createUser(db.db, { email: "merchant@demo.test", password: PASSWORD, access: nordic });
-    if (!users.has("analyst@demo.test")) await createUser(db.db, { email: "analyst@demo.test", password: PASSWORD, access: all });
-    const shop = await db.db.selectFrom("shops").select("shop_code").where("shop_code", "=", SHOP).executeTakeFirst();
-    if (!shop) await createShop(db.db, { shopCode: SHOP, password: SHOP_PASSWORD, access: nordic });
-    return { nordic, all };
-  } finally {
-    await db.close();
+    const m = JSON.parse(fs.readFileSync(path.join(dir, "demo.json"), "utf8")) as Manifest;
+    return Array.isArray(m.files) && m.files.every((f) => typeof f === "string" && fs.existsSync(path.join(dir, f))) ? m : undefined;
+  } catch {
+    return undefined;
   }
 }
 
-function banner(port: string, nordic: string[]) {
-  const base = `http://localhost:${port}`;
-  console.log(`
-Dispute review demo is running at ${base}
-
-Sign in at ${base}/login
-  merchant@demo.test / ${PASSWORD}   (shops ${nordic.join(", ")})
-  analyst@demo.test  / ${PASSWORD}   (every demo shop)
-
-API reference: ${base}/docs   OpenAPI: ${base}/api/openapi.json
-Call the API as shop ${SHOP}:
-
-  SHOP=${SHOP}
-  PASSWORD=${SHOP_PASSWORD}
-  NONCE="$(date +%s%N)-$(openssl rand -hex 8)"
-  SIGNATURE=$(printf '%s%s' "$NONCE" "$PASSWORD" | sha256sum | cut -d' ' -f1)
-  curl -s ${base}/api/chargeback -H 'Content-Type: application/json' \\
-    -H "X-Shop-Code: $SHOP" -H "X-Nonce: $NONCE" -H "X-Signature: $SIGNATURE" \\
-    -d '{"per_page": 20, "sortKey": "FILE_DATE", "sortOrder": "desc"}'
-`);
+/** Writes a new demo set; only files this command writes are removed, whatever the folder holds. */
+function writeDemoFiles(dir: string, records: number): string[] {
+  fs.mkdirSync(dir, { recursive: true });
+  for (const name of fs.readdirSync(dir)) {
+    if (/^(CHB_\d{8}|PREARB_\d+_\d{8})\.csv$|^demo\.json$/.test(name)) fs.rmSync(path.join(dir, name));
+  }
+  const chargebacks = Math.round((records * 6) / 7);
+  const { files } = generateDemoFiles({ out: dir, seed: SEED, chargebacks, preArbitrations: records - chargebacks });
+  const manifest: Manifest = { seed: SEED, records, files: files.map((f) => path.basename(f)) };
+  fs.writeFileSync(path.join(dir, "demo.json"), JSON.stringify(manifest, null, 2) + "\n");
+  return files;
 }
 
-async function main() {
-  const records = recordsOption();
-  const serve = !process.argv.includes("--no-serve");
-  if (serve) buildIfNeeded();
-  const { nordic } = await prepare(records);
-  if (!serve) return;
-  const port = process.env.PORT || "3000";
-  const server = spawn(path.join(ROOT, "node_modules/.bin/next"), ["start", "-p", port], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+async function loadDemoFiles(db: Db, records: number): Promise<void> {
+  const dir = filesDir();
+  const relative = path.relative(process.cwd(), dir);
+  const shown = relative === "" ? "." : relative.startsWith("..") || path.isAbsolute(relative) ? dir : relative;
+  const manifest = readManifest(dir);
+  let files: string[];
+  if (manifest && manifest.seed === SEED && manifest.records === records) {
+    files = manifest.files.map((f) => path.join(dir, f));
+  } else {
+    const imported = await db.db.selectFrom("imported_files").select("name").limit(1).executeTakeFirst();
+    if (imported) {
+      console.log(
+        `demo: the database already holds imported files and ${shown} holds no demo set of ${records} records; no demo data loaded ` +
+          "(use a fresh DATABASE_URL, or the --records of the first run)",
+      );
+      return;
+    }
+    console.log(`demo: writing ${records} demo records to ${shown} ...`);
+    files = writeDemoFiles(dir, records);
+  }
+
+  const lines: string[] = [];
+  const { ok, results } = await importPaths(db, files, (line) => lines.push(line));
+  if (!ok) {
+    for (const line of lines.filter((l) => !/: (imported \d+ records|skipped \(already imported\))$/.test(l)).slice(0, 20)) console.error(line);
+    throw new DemoError("the demo files did not import cleanly (problems above)");
+  }
+  const imported = results.filter((r) => r.status === "imported");
+  const records_ = imported.reduce((n, r) => n + (r.status === "imported" ? r.records : 0), 0);
+  const skipped = results.length - imported.length;
+  console.log(`demo: ${imported.length} files imported (${records_} records), ${skipped} skipped as already imported, from ${shown}`);
+}
+
+// ------------------------------------------------------------------------------- credentials
+
+async function ensureCredentials(db: Db): Promise<void> {
+  for (const user of USERS) {
+    const existing = await db.db.selectFrom("users").select("id").where("email", "=", user.email).executeTakeFirst();
+    if (!existing) {
+      await createUser(db.db, { email: user.email, password: USER_PASSWORD, access: user.access });
+      console.log(`demo: created user ${user.email}`);
+    } else if (!(await verifyUserLogin(db.db, user.email, USER_PASSWORD))) {
+      console.log(`demo: kept the existing user ${user.email}; its password is not the demo password`);
+    }
+  }
+  const shop = await db.db.selectFrom("shops").select("shop_code").where("shop_code", "=", API_SHOP.code).executeTakeFirst();
+  if (!shop) {
+    await createShop(db.db, { shopCode: API_SHOP.code, password: API_SHOP_PASSWORD, access: API_SHOP_ACCESS });
+    console.log(`demo: created API credential ${API_SHOP.code}`);
+  } else {
+    let same = false;
+    try {
+      same = (await findShopCredential(db.db, API_SHOP.code))?.password === API_SHOP_PASSWORD;
+    } catch {
+      // Stored under another key (APP_SECRET or key file changed): reported below.
+    }
+    if (!same) console.log(`demo: kept the existing API credential ${API_SHOP.code}; its password is not the demo password or cannot be read with this key`);
+  }
+}
+
+// ------------------------------------------------------------------------------------ banner
+
+function instructions(base: string): string {
+  return `Sign in at ${base}/login (password for both: ${USER_PASSWORD})
+  merchant@demo.test   ${USERS[0].note}
+  analyst@demo.test    ${USERS[1].note}
+
+API reference: ${base}/docs   OpenAPI document: ${base}/api/openapi.json
+API credential: shop ${API_SHOP.code}, password ${API_SHOP_PASSWORD}, access ${API_SHOP_ACCESS.join(", ")}
+Signed call (paste into a shell; needs openssl and curl; every run signs a fresh nonce):
+
+  SHOP='${API_SHOP.code}'
+  PASSWORD='${API_SHOP_PASSWORD}'
+  NONCE="$(date +%s)-$(openssl rand -hex 12)"
+  SIGNATURE="$(printf '%s%s' "$NONCE" "$PASSWORD" | openssl dgst -sha256 | awk '{print $NF}')"
+  curl -s ${base}/api/chargeback \\
+    -H 'Content-Type: application/json' \\
+    -H "X-Shop-Code: $SHOP" -H "X-Nonce: $NONCE" -H "X-Signature: $SIGNATURE" \\
+    -d '{"per_page": 10, "sortKey": "FILE_DATE", "sortOrder": "desc"}'
+`;
+}
+
+// -------------------------------------------------------------------------------------- main
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const target = databaseTarget();
+  if (target.kind === "sqlite") {
+    if (target.file === ":memory:") throw new DemoError("DATABASE_URL=file::memory: cannot be shared with the server; name a file");
+    // Absolute, so the server reads the same file whatever directory this was started from.
+    process.env.DATABASE_URL = `file:${target.file}`;
+  }
+  if (options.serve) buildIfNeeded();
+
+  const db = await openDatabase();
+  try {
+    await loadDemoFiles(db, options.records);
+    await ensureCredentials(db);
+  } finally {
+    await db.close();
+  }
+
+  const base = `http://localhost:${options.port}`;
+  if (!options.serve) {
+    console.log(`\ndemo: prepared; serve it with \`npm start\` (PORT=${options.port}).\n\n${instructions(base)}`);
+    return;
+  }
+  const server = spawn(path.join(ROOT, "node_modules/.bin/next"), ["start", "-p", String(options.port)], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: "production" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let announced = false;
   server.stdout.on("data", (chunk: Buffer) => {
     process.stdout.write(chunk);
-    if (chunk.toString().includes("Ready")) banner(port, nordic);
+    if (!announced && chunk.toString().includes("Ready")) {
+      announced = true;
+      console.log(`\nThe dispute review demo is running at ${base} (Ctrl-C stops it)\n\n${instructions(base)}`);
+    }
   });
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => server.kill(signal));
-  server.on("exit", (code) => process.exit(code ?? 0));
+  server.on("exit", (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
 }
 
 main().catch((err: unknown) => {
-  console.error(`demo: ${err instanceof Error ? err.message : String(err)}`);
+  const known = err instanceof DemoError || err instanceof ConfigError;
+  const message = err instanceof Error ? err.message.split("\n")[0] : String(err);
+  console.error(`demo: ${known ? message : `failed: ${message}`}`);
   process.exit(1);
 });
