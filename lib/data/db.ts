@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import { databaseTarget, type DatabaseTarget } from "@/lib/config";
 import { type Dialect, migrateToLatest } from "./migrations";
@@ -28,6 +28,8 @@ function sqliteDb(file: string): Kysely<Database> {
   database.pragma("foreign_keys = ON");
   // The import command and the server may write at the same time: wait instead of failing.
   database.pragma("busy_timeout = 10000");
+  // Refreshes planner statistics that are missing or stale (cheap; recommended at every open).
+  database.pragma("optimize = 0x10002");
   return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
 }
 
@@ -46,6 +48,20 @@ function postgresDb(url: string): Kysely<Database> {
   // An idle client that loses its server must not crash the process; the next query reports it.
   pool.on("error", () => {});
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/**
+ * Refreshes the query planner's statistics after a bulk load. Without them SQLite reads
+ * "shop_code IN (every shop)" as selective and sorts the whole table instead of walking the
+ * sort key's index (8 s instead of 3 ms for a deep page on a million rows).
+ */
+export async function analyze(db: Db): Promise<void> {
+  if (db.dialect === "sqlite") {
+    await sql`pragma analysis_limit = 0`.execute(db.db);
+    await sql`analyze`.execute(db.db);
+  } else {
+    await sql`analyze chargebacks, pre_arbitrations, record_counts`.execute(db.db);
+  }
 }
 
 /** Opens the database that DATABASE_URL (or `url`) names and brings its schema up to date. */

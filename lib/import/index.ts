@@ -4,7 +4,7 @@ import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { parse } from "csv-parse";
 import { type Kysely, sql } from "kysely";
-import type { Db } from "@/lib/data/db";
+import { analyze, type Db } from "@/lib/data/db";
 import { addFileToRecordCounts } from "@/lib/data/record-counts";
 import type { Database } from "@/lib/data/schema";
 import type { RecordKind } from "@/lib/domain/fields";
@@ -72,6 +72,7 @@ export async function importPaths(db: Db, paths: string[], log: (line: string) =
     else if (outcome.status === "skipped") log(`${file}: skipped (already imported)`);
     else log(`${file}: rejected (${outcome.problems} problems)`);
   }
+  if (results.some((r) => r.status === "imported")) await analyze(db);
   return { ok: results.every((r) => r.status !== "rejected"), results };
 }
 
