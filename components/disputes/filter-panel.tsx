@@ -59,7 +59,7 @@ export function FilterPanel({ kind, values, shops, onChange }: FilterPanelProps)
           </button>
         ) : null}
       </div>
-      <div id={panelId} className={`${open ? "grid" : "hidden"} gap-3 border-t border-slate-200 p-3 sm:grid-cols-2 md:grid md:grid-cols-3 xl:grid-cols-4`}>
+      <div id={panelId} className={`${open ? "grid" : "hidden"} gap-x-3 gap-y-2 border-t border-slate-200 p-3 sm:grid-cols-2 md:grid md:grid-cols-4`}>
         {defs.map((def) => {
           switch (def.type) {
             case "date":
@@ -117,10 +117,11 @@ function ShopsFilter({ def, value, shops, onChange }: FieldProps<string[]> & { s
     onChange({ [def.key]: next.length ? next : null });
   };
   return (
-    <fieldset className="space-y-1 sm:row-span-2">
-      <legend className="text-sm font-medium text-slate-800">{def.label}</legend>
-      <p className="text-xs text-slate-700">{value.length ? `${value.length} of ${shops.length} selected` : `All ${shops.length} of your shops`}</p>
-      <div className="max-h-36 space-y-0.5 overflow-auto rounded-md border border-slate-300 p-1.5">
+    <fieldset className="space-y-1">
+      <legend className="text-sm font-medium text-slate-800">
+        {def.label} <span className="font-normal text-slate-700">({value.length ? `${value.length} of ${shops.length}` : `all ${shops.length}`})</span>
+      </legend>
+      <div className="flex max-h-24 flex-wrap gap-x-3 overflow-auto rounded-md border border-slate-300 px-2 py-1">
         {shops.map((shop) => (
           <label key={shop} className="flex cursor-pointer items-center gap-2 rounded px-1 text-sm hover:bg-slate-100">
             <input type="checkbox" checked={selected.has(shop)} onChange={(e) => toggle(shop, e.target.checked)} className="h-4 w-4 accent-blue-700" />
@@ -220,17 +221,17 @@ function ListFilter({ def, value, onChange }: FieldProps<string[]>) {
       </label>
       <textarea
         id={id}
-        rows={2}
+        rows={1}
         value={text}
         spellCheck={false}
         aria-invalid={error ? true : undefined}
         aria-describedby={helpId}
         onChange={(e) => setText(e.target.value)}
         onBlur={() => flush(text)}
-        className={`${inputClass} resize-y font-mono text-xs`}
+        className={`${inputClass} min-h-[34px] resize-y font-mono text-xs`}
       />
       <p id={helpId} className={`text-xs ${error ? "text-red-800" : "text-slate-700"}`}>
-        {error ?? (items.length ? `${items.length} value${items.length === 1 ? "" : "s"}. ` : "") + (def.hint ?? "")}
+        {error ?? (items.length ? `${items.length} value${items.length === 1 ? "" : "s"}` : (def.hint ?? ""))}
       </p>
     </div>
   );

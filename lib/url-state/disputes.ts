@@ -123,8 +123,8 @@ const FROM: FilterDef = { key: "from", field: "file_date_from", type: "date", la
 const TO: FilterDef = { key: "to", field: "file_date_to", type: "date", label: "File date to" };
 const SHOPS: FilterDef = { key: "shops", field: "shop_codes", type: "shops", label: "Shops" };
 const MERCHANT: FilterDef = { key: "merchant", field: "merchant_id", type: "text", label: "Merchant id" };
-const ARNS: FilterDef = { key: "arns", field: "acq_ref_nrs", type: "list", label: "Acquirer reference numbers", hint: "Paste one or many, separated by new lines, commas or spaces." };
-const ORDERS: FilterDef = { key: "orders", field: "payment_order_nrs", type: "list", label: "Order numbers", hint: "Paste one or many, separated by new lines, commas or spaces." };
+const ARNS: FilterDef = { key: "arns", field: "acq_ref_nrs", type: "list", label: "Acquirer reference numbers", hint: "Paste many: new lines, commas or spaces between." };
+const ORDERS: FilterDef = { key: "orders", field: "payment_order_nrs", type: "list", label: "Order numbers", hint: "Paste many: new lines, commas or spaces between." };
 
 /** Every request field of the endpoint, in the order the filter panel shows them. */
 export const FILTERS: Record<RecordKind, readonly FilterDef[]> = {
@@ -135,7 +135,7 @@ export const FILTERS: Record<RecordKind, readonly FilterDef[]> = {
     MERCHANT,
     { key: "parent", field: "parent_merchant_id", type: "text", label: "Parent merchant id" },
     ARNS,
-    { key: "txns", field: "transaction_ids", type: "list", label: "Transaction ids", hint: "Network transaction ids; new lines, commas or spaces between them." },
+    { key: "txns", field: "transaction_ids", type: "list", label: "Transaction ids", hint: "Paste many: new lines, commas or spaces between." },
     ORDERS,
   ],
   pre_arbitration: [
@@ -144,7 +144,7 @@ export const FILTERS: Record<RecordKind, readonly FilterDef[]> = {
     SHOPS,
     MERCHANT,
     ARNS,
-    { key: "payments", field: "payment_ids", type: "list", label: "Payment ids", hint: "Payment gateway ids; new lines, commas or spaces between them." },
+    { key: "payments", field: "payment_ids", type: "list", label: "Payment ids", hint: "Paste many: new lines, commas or spaces between." },
     ORDERS,
   ],
 };

@@ -1,0 +1,74 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, type Page, test } from "@playwright/test";
+import { gridReady, signIn } from "./helpers";
+
+async function seriousViolations(page: Page) {
+  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
+  return results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(" | ")}`);
+}
+
+test.describe("accessibility (axe)", () => {
+  test("sign-in page", async ({ page }) => {
+    await page.goto("/login");
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  test("chargebacks, pre-arbitration, and the drawer", async ({ page }) => {
+    await signIn(page);
+    await gridReady(page);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.locator("tbody tr[data-row-index]").first().press("Enter");
+    await expect(page.getByRole("dialog")).toBeVisible();
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.keyboard.press("Escape");
+    await page.goto("/pre-arbitration");
+    await gridReady(page);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.locator("tbody tr[data-row-index]").first().press("Enter");
+    await expect(page.getByRole("dialog")).toBeVisible();
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  test("the empty and error states", async ({ page }) => {
+    await signIn(page);
+    await page.goto("/chargebacks?merchant=NOBODY");
+    await expect(page.getByTestId("empty-state")).toBeVisible();
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+});
+
+test.describe("keyboard only", () => {
+  test("sign in, filter, sort and open a record without a mouse", async ({ page }) => {
+    await page.goto("/login?next=/chargebacks");
+    await page.keyboard.type("merchant@e2e.test"); // the e-mail field has focus on arrival
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("e2e-password-1");
+    await page.keyboard.press("Enter");
+    await page.waitForURL(/\/chargebacks/);
+    await gridReady(page);
+    // Tab reaches the shop checkboxes; Space ticks one.
+    const shop = page.getByRole("checkbox", { name: "SHOP_A" });
+    for (let i = 0; i < 40 && !(await shop.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press("Tab");
+    await page.keyboard.press("Space");
+    await expect(page).toHaveURL(/shops=SHOP_A/);
+    const sortButton = page.getByRole("columnheader", { name: "Merchant" }).getByRole("button");
+    for (let i = 0; i < 40 && !(await sortButton.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    await expect(page.getByRole("columnheader", { name: "Merchant" })).toHaveAttribute("aria-sort", "ascending");
+    await gridReady(page);
+    const row = page.locator("tbody tr[data-row-index]").first();
+    for (let i = 0; i < 40 && !(await row.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press("Tab");
+    await expect(row).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(page.getByRole("dialog")).toBeVisible();
+    // Focus is trapped in the drawer: tabbing around never leaves it.
+    for (let i = 0; i < 10; i++) {
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate(() => Boolean(document.activeElement?.closest('[role="dialog"]')))).toBe(true);
+    }
+    await page.keyboard.press("Escape");
+    await expect(row).toBeFocused();
+  });
+});

@@ -1,0 +1,76 @@
+import { expect, test } from "@playwright/test";
+import { gridReady, openTestDbWritable, signIn, USERS } from "./helpers";
+
+test.describe("sign-in", () => {
+  test("a signed-out visit goes to /login and returns to the same view after sign-in", async ({ page }) => {
+    await page.goto("/chargebacks?from=2026-01-10&sort=FILE_DATE&dir=desc");
+    await expect(page).toHaveURL(/\/login\?next=/);
+    expect(new URL(page.url()).searchParams.get("next")).toBe("/chargebacks?from=2026-01-10&sort=FILE_DATE&dir=desc");
+    await page.getByLabel("E-mail address").fill(USERS.merchant.email);
+    await page.getByLabel("Password").fill(USERS.merchant.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page).toHaveURL(/\/chargebacks\?from=2026-01-10&sort=FILE_DATE&dir=desc$/);
+    await gridReady(page);
+    await expect(page.getByLabel("File date from")).toHaveValue("2026-01-10");
+  });
+
+  test("wrong credentials get one generic message", async ({ page }) => {
+    await page.goto("/login");
+    await page.getByLabel("E-mail address").fill(USERS.merchant.email);
+    await page.getByLabel("Password").fill("wrong-password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page.locator("form").getByRole("alert")).toHaveText("The e-mail address or password is not correct.");
+    await page.getByLabel("E-mail address").fill("nobody@e2e.test");
+    await page.getByLabel("Password").fill(USERS.merchant.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page.locator("form").getByRole("alert")).toHaveText("The e-mail address or password is not correct.");
+  });
+
+  test("a next parameter to another site is ignored", async ({ page }) => {
+    await page.goto("/login?next=//evil.example/steal");
+    await page.getByLabel("E-mail address").fill(USERS.merchant.email);
+    await page.getByLabel("Password").fill(USERS.merchant.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page).toHaveURL(/\/chargebacks$/);
+  });
+
+  test("the header shows the user and their shops; the cookie is HttpOnly and SameSite", async ({ page, context }) => {
+    await signIn(page);
+    await expect(page.getByTestId("signed-in-user")).toContainText(USERS.merchant.email);
+    await expect(page.getByTestId("signed-in-user")).toContainText("SHOP_A, SHOP_B");
+    const cookie = (await context.cookies()).find((c) => c.name === "dr_session");
+    expect(cookie?.httpOnly).toBe(true);
+    expect(cookie?.sameSite).toBe("Lax");
+  });
+
+  test("sign-out ends the session on the server", async ({ page, context }) => {
+    await signIn(page);
+    const token = (await context.cookies()).find((c) => c.name === "dr_session")!.value;
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await expect(page).toHaveURL(/\/login/);
+    await expect(page.getByRole("status")).toHaveText("You have signed out.");
+    // The old token is dead on the server too, not just deleted from this browser.
+    await context.addCookies([{ name: "dr_session", value: token, url: page.url() }]);
+    const response = await page.request.post("/api/chargeback", { data: {}, headers: { Origin: new URL(page.url()).origin } });
+    expect(response.status()).toBe(401);
+    await page.goto("/chargebacks");
+    await expect(page).toHaveURL(/\/login/);
+  });
+
+  test("an expired session lands on /login and comes back after signing in", async ({ page }) => {
+    await signIn(page, USERS.merchant, "/pre-arbitration?size=25");
+    const db = openTestDbWritable();
+    try {
+      db.prepare("update sessions set expires_at = ?").run(Date.now() - 1000);
+    } finally {
+      db.close();
+    }
+    await page.reload();
+    await expect(page).toHaveURL(/\/login\?.*reason=expired/);
+    await expect(page.getByRole("status")).toContainText("session has ended");
+    await page.getByLabel("E-mail address").fill(USERS.merchant.email);
+    await page.getByLabel("Password").fill(USERS.merchant.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page).toHaveURL(/\/pre-arbitration\?size=25$/);
+  });
+});

@@ -1,0 +1,35 @@
+import { expect, type Page } from "@playwright/test";
+import Database from "better-sqlite3";
+import { USERS } from "./global-setup";
+
+export { USERS };
+
+/** The test database, read-only: what the pages show is checked against it. */
+export function openTestDb() {
+  const file = process.env.E2E_DATABASE_FILE;
+  if (!file) throw new Error("E2E_DATABASE_FILE is not set: run through playwright (global-setup)");
+  return new Database(file, { readonly: true, fileMustExist: true });
+}
+
+/** A read-write handle, for the few tests that must change a session. */
+export function openTestDbWritable() {
+  return new Database(process.env.E2E_DATABASE_FILE!, { fileMustExist: true });
+}
+
+export async function signIn(page: Page, user = USERS.merchant, next = "/chargebacks") {
+  await page.goto(`/login?next=${encodeURIComponent(next)}`);
+  await page.getByLabel("E-mail address").fill(user.email);
+  await page.getByLabel("Password").fill(user.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL((url) => !url.pathname.startsWith("/login"));
+}
+
+/** The grid has rows (not skeletons) on screen. */
+export async function gridReady(page: Page) {
+  await expect(page.locator("tbody tr[data-row-index]").first()).toBeVisible();
+  await expect(page.getByTestId("skeleton-row")).toHaveCount(0);
+}
+
+export function rangeText(page: Page) {
+  return page.getByTestId("row-range");
+}
