@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SHOP_CODE_PATTERN } from "@/lib/auth/signature";
 import {
   CARD_TYPES,
   CHARGEBACK_DECISIONS,
@@ -6,16 +7,16 @@ import {
   FIELDS_BY_KIND,
   type FieldDef,
   type FieldKind,
+  importColumns,
   PRE_ARBITRATION_DECISIONS,
   type RecordKind,
 } from "@/lib/domain/fields";
 import { parseAmount } from "@/lib/domain/money";
 import { isCalendarDate } from "@/lib/schemas/search";
-import { SHOP_CODE_PATTERN } from "@/lib/auth/signature";
 
 /**
  * Row validation of CONTRACT 6, derived from the field definitions: one zod rule per field kind.
- * Cells arrive as text; the result holds database values (amounts in minor units).
+ * Cells arrive as text; the result holds database values (amounts as bigint minor units).
  */
 
 export interface Problem {
@@ -26,22 +27,21 @@ export interface Problem {
 
 const DATETIME = /^(\d{4}-\d{2}-\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
 
-function isDateTime(value: string): boolean {
+export function isDateTime(value: string): boolean {
   const m = DATETIME.exec(value);
   return !!m && isCalendarDate(m[1]) && Number(m[2]) < 24 && Number(m[3]) < 60 && Number(m[4]) < 60;
 }
 
-const text = (max: number) => z.string().max(max, { message: `must be at most ${max} characters` });
 const oneOf = (values: readonly string[]) =>
   z.string().refine((v) => values.includes(v), { message: `must be one of ${values.map((v) => JSON.stringify(v)).join(", ")}` });
 
-const RULES: Record<FieldKind, (def: FieldDef) => z.ZodType> = {
-  text: (def) => text(def.maxLength ?? DEFAULT_MAX_TEXT),
-  integer: () =>
-    z
-      .string()
-      .regex(/^-?\d{1,9}$/, { message: "must be a whole number" })
-      .transform(Number),
+const RULES: Record<FieldKind, (def: FieldDef) => z.ZodType<unknown, string>> = {
+  text: (def) => {
+    const max = def.maxLength ?? DEFAULT_MAX_TEXT;
+    return z.string().max(max, { message: `must be at most ${max} characters` });
+  },
+  // Reason and function codes: never negative, and small enough for any integer column.
+  integer: () => z.string().regex(/^\d{1,9}$/, { message: "must be a whole number" }).transform(Number),
   amount: () =>
     z.string().transform((v, ctx) => {
       const minor = parseAmount(v);
@@ -49,11 +49,11 @@ const RULES: Record<FieldKind, (def: FieldDef) => z.ZodType> = {
         ctx.addIssue({ code: "custom", message: "must be an amount with at most two decimals, e.g. 120.50" });
         return z.NEVER;
       }
-      return Number(minor);
+      return minor;
     }),
   date: () => z.string().refine(isCalendarDate, { message: "must be a real date YYYY-MM-DD" }),
   trDate: () => z.string().refine((v) => v === "0000-00-00" || isCalendarDate(v), { message: "must be a real date YYYY-MM-DD or 0000-00-00" }),
-  datetime: () => z.string().refine(isDateTime, { message: "must be a date and time YYYY-MM-DD HH:MM:SS" }),
+  datetime: () => z.string().refine(isDateTime, { message: "must be a real date and time YYYY-MM-DD HH:MM:SS" }),
   docIndicator: () => oneOf(["0", "1", " "]),
   revIndicator: () => oneOf(["R", " "]),
   currency: () => z.string().regex(/^[A-Z]{3}$/, { message: "must be a three-letter currency code such as EUR" }),
@@ -65,59 +65,67 @@ const RULES: Record<FieldKind, (def: FieldDef) => z.ZodType> = {
 
 const REQUIRED = "is required: the cell is empty";
 
-function cellSchema(def: FieldDef): z.ZodType {
-  const rule = RULES[def.kind](def);
-  return def.required ? z.string({ error: REQUIRED }).pipe(rule as z.ZodType<unknown, string>) : rule.nullable();
+function cellSchema(rule: z.ZodType<unknown, string>, required: boolean): z.ZodType {
+  return required ? z.string({ error: REQUIRED }).pipe(rule) : rule.nullable();
 }
 
-const shopCodeSchema = z
-  .string({ error: REQUIRED })
-  .regex(SHOP_CODE_PATTERN, { message: "must be 1 to 100 characters without spaces or commas" });
+// The shop code is also an API credential name and an entry of comma-separated access lists.
+const shopCodeRule = z.string().regex(SHOP_CODE_PATTERN, { message: "must be 1 to 100 characters without spaces or commas" });
 
-export type RowValues = Record<string, string | number | null>;
+/** A row's values as the database columns take them. */
+export type RowValues = Record<string, string | number | bigint | null>;
 
-export interface RowValidator {
-  columns: string[];
-  validate(cells: Record<string, string | null>, line: number): { values: RowValues } | { problems: Problem[] };
-}
+const INDICATORS = new Set(["doc_indicator", "rev_indicator"]);
 
 /** Empty cells are null; cells are trimmed, except that indicators of only spaces are " ". */
 export function normaliseCell(column: string, raw: string): string | null {
   const trimmed = raw.trim();
-  if (trimmed === "") {
-    if (raw.length > 0 && (column === "doc_indicator" || column === "rev_indicator")) return " ";
-    return null;
-  }
-  return trimmed;
+  if (trimmed !== "") return trimmed;
+  return raw.length > 0 && /^ +$/.test(raw) && INDICATORS.has(column) ? " " : null;
+}
+
+export interface RowValidator {
+  /** the file's columns: importColumns(kind) */
+  columns: string[];
+  /** `cells` are the raw cells in `columns` order */
+  validate(cells: string[], line: number): { values: RowValues } | { problems: Problem[] };
 }
 
 export function rowValidator(kind: RecordKind): RowValidator {
-  const fileFields = FIELDS_BY_KIND[kind].filter((def) => !def.fromFileName);
-  const shape: Record<string, z.ZodType> = { shop_code: shopCodeSchema };
-  for (const def of fileFields) shape[def.name] = cellSchema(def);
+  const defs = new Map(FIELDS_BY_KIND[kind].map((def) => [def.name, def]));
+  const columns = importColumns(kind);
+  const shape: Record<string, z.ZodType> = {};
+  for (const column of columns) {
+    const def = defs.get(column);
+    shape[column] = def ? cellSchema(RULES[def.kind](def), def.required) : cellSchema(shopCodeRule, true);
+  }
   const schema = z.object(shape);
-  const columns = ["shop_code", ...fileFields.map((def) => def.name)];
   return {
     columns,
     validate(cells, line) {
-      const parsed = schema.safeParse(cells);
+      const input: Record<string, string | null> = {};
+      columns.forEach((column, i) => (input[column] = normaliseCell(column, cells[i])));
+      const parsed = schema.safeParse(input);
       if (parsed.success) return { values: parsed.data as RowValues };
       return { problems: parsed.error.issues.map((issue) => ({ line, field: String(issue.path[0] ?? ""), message: issue.message })) };
     },
   };
 }
 
-export interface FileName {
-  kind: RecordKind;
-  bankId: string;
-  fileDate: string;
-}
-
-/** CHB_<YYYYMMDD>.csv or PREARB_<BANKID>_<YYYYMMDD>.csv; null for any other name. */
-export function parseFileName(name: string): FileName | null {
-  const m = /^(?:CHB|PREARB_([A-Za-z0-9]{1,20}))_(\d{4})(\d{2})(\d{2})\.csv$/.exec(name);
-  if (!m) return null;
-  const fileDate = `${m[2]}-${m[3]}-${m[4]}`;
-  if (!isCalendarDate(fileDate)) return null;
-  return name.startsWith("CHB_") ? { kind: "chargeback", bankId: "29", fileDate } : { kind: "pre_arbitration", bankId: m[1], fileDate };
+/**
+ * Header problems: every column present, none unknown, none twice. Names are trimmed and
+ * case-sensitive. Returns the position of each expected column in the file, or the problems.
+ */
+export function checkHeader(header: string[], columns: string[], line = 1): { positions: number[] } | { problems: Problem[] } {
+  const problems: Problem[] = [];
+  const names = header.map((c) => c.trim());
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (seen.has(name)) problems.push({ line, field: name, message: "the column appears more than once" });
+    else if (!columns.includes(name)) problems.push({ line, field: name || "(empty)", message: "unknown column" });
+    seen.add(name);
+  }
+  for (const column of columns) if (!seen.has(column)) problems.push({ line, field: column, message: "the column is missing" });
+  if (problems.length) return { problems };
+  return { positions: columns.map((c) => names.indexOf(c)) };
 }

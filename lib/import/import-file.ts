@@ -1,0 +1,214 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { pipeline } from "node:stream/promises";
+import { type Kysely, sql } from "kysely";
+import type { Db } from "@/lib/data/db";
+import { addFileToRecordCounts } from "@/lib/data/record-counts";
+import type { Database, RecordTable } from "@/lib/data/schema";
+import type { RecordKind } from "@/lib/domain/fields";
+import { CsvSyntaxError, csvRecords } from "./csv-records";
+import { FILE_NAME_RULE, type FileName, parseFileName } from "./file-name";
+import { checkHeader, type Problem, rowValidator, type RowValues } from "./validate";
+
+/**
+ * One acquirer file into the database (CONTRACT 6), in one transaction: it loads whole or not at
+ * all. Rows are parsed, validated and inserted as they stream in, so a file of a million rows is
+ * read once for the load and memory stays flat.
+ */
+
+export const MAX_PRINTED_PROBLEMS = 100;
+// 200 rows of ~43 columns stay far below the bound-parameter limits of SQLite and PostgreSQL.
+const BATCH_ROWS = 200;
+// Serialises imports on PostgreSQL so that ids are handed out densely in import order.
+const IMPORT_LOCK_KEY = 724_001;
+
+const TABLE: Record<RecordKind, RecordTable> = {
+  chargeback: "chargebacks",
+  pre_arbitration: "pre_arbitrations",
+};
+
+export type FileOutcome =
+  | { file: string; status: "imported"; records: number }
+  | { file: string; status: "skipped" }
+  | { file: string; status: "rejected"; problems: number };
+
+type Log = (line: string) => void;
+
+/** Ends the transaction (a rollback) once the problems are printed. */
+class Rejected extends Error {
+  constructor(readonly problems: number) {
+    super("rejected");
+  }
+}
+
+/** Another import committed the same file name while this one waited for the lock. */
+class NameTaken extends Error {}
+
+export function readError(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === "ENOENT") return "no such file or folder";
+  if (code === "EACCES" || code === "EPERM") return "permission denied";
+  return code ?? (err instanceof Error ? err.message : String(err));
+}
+
+async function sha256File(file: string): Promise<string> {
+  const hash = crypto.createHash("sha256");
+  await pipeline(fs.createReadStream(file), hash);
+  return hash.digest("hex");
+}
+
+type Earlier = { skipped: true } | { refusal: string } | null;
+
+/** What an earlier import of this name or content means for this file (CONTRACT 6). */
+async function earlierImport(db: Kysely<Database>, name: string, sha256: string): Promise<Earlier> {
+  const sameName = await db.selectFrom("imported_files").select("sha256").where("name", "=", name).executeTakeFirst();
+  if (sameName?.sha256 === sha256) return { skipped: true };
+  if (sameName) return { refusal: `a different file named ${name} was imported before; a corrected file needs a new name` };
+  // Same content means the same records, so an earlier twin with records means this one has them too.
+  const twin = await db
+    .selectFrom("imported_files")
+    .select("name")
+    .where("sha256", "=", sha256)
+    .where("name", "<>", name)
+    .where("record_count", ">", 0)
+    .orderBy("id")
+    .executeTakeFirst();
+  if (twin) return { refusal: `the same content was imported before as ${twin.name}; importing it again would double its records` };
+  return null;
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE";
+}
+
+export async function importFile(db: Db, file: string, log: Log): Promise<FileOutcome> {
+  const refuse = (message: string): FileOutcome => {
+    log(`${file}: ${message}`);
+    return { file, status: "rejected", problems: 1 };
+  };
+  const settle = (earlier: NonNullable<Earlier>): FileOutcome =>
+    "skipped" in earlier ? { file, status: "skipped" } : refuse(earlier.refusal);
+
+  let sha256: string;
+  try {
+    if (!(await fs.promises.stat(file)).isFile()) return refuse("not a file");
+  } catch (err) {
+    return refuse(`cannot be read: ${readError(err)}`);
+  }
+  const name = path.basename(file);
+  const fileName = parseFileName(name);
+  if (!fileName) return refuse(`file name ${FILE_NAME_RULE}`);
+  try {
+    sha256 = await sha256File(file);
+  } catch (err) {
+    return refuse(`cannot be read: ${readError(err)}`);
+  }
+
+  const earlier = await earlierImport(db.db, name, sha256);
+  if (earlier) return settle(earlier);
+  try {
+    const records = await db.db.transaction().execute((trx) => loadFile(trx, db.dialect, file, { name, sha256, ...fileName }, log));
+    return { file, status: "imported", records };
+  } catch (err) {
+    if (err instanceof Rejected) return { file, status: "rejected", problems: err.problems };
+    if (err instanceof NameTaken) {
+      const now = await earlierImport(db.db, name, sha256);
+      if (now) return settle(now);
+    }
+    throw err;
+  }
+}
+
+interface Target extends FileName {
+  name: string;
+  sha256: string;
+}
+
+async function loadFile(trx: Kysely<Database>, dialect: Db["dialect"], file: string, target: Target, log: Log): Promise<number> {
+  const table = TABLE[target.kind];
+  if (dialect === "postgres") await sql`select pg_advisory_xact_lock(${IMPORT_LOCK_KEY})`.execute(trx);
+  // The first write: it takes SQLite's write lock, and the unique name settles a race, so
+  // max(id) below cannot move until this transaction ends.
+  let fileId: number;
+  try {
+    const row = await trx
+      .insertInto("imported_files")
+      .values({ name: target.name, sha256: target.sha256, kind: target.kind, record_count: 0, imported_at: Date.now() })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    fileId = Number(row.id);
+  } catch (err) {
+    throw isUniqueViolation(err) ? new NameTaken() : err;
+  }
+  const earlier = await earlierImport(trx, target.name, target.sha256);
+  if (earlier && "refusal" in earlier) {
+    log(`${file}: ${earlier.refusal}`);
+    throw new Rejected(1);
+  }
+  const maxRow = await trx.selectFrom(table).select((eb) => eb.fn.max("id").as("max")).executeTakeFirst();
+  let nextId = Number(maxRow?.max ?? 0) + 1;
+
+  let problems = 0;
+  const report = (p: Problem) => {
+    problems++;
+    if (problems <= MAX_PRINTED_PROBLEMS) log(`${file}:${p.line}: ${p.field}: ${p.message}`);
+  };
+
+  let batch: RowValues[] = [];
+  const flush = async () => {
+    if (batch.length === 0) return;
+    await trx.insertInto(table).values(batch as never).execute();
+    batch = [];
+  };
+
+  const validator = rowValidator(target.kind);
+  let positions: number[] | undefined;
+  let width = 0;
+  let count = 0;
+  try {
+    for await (const { cells, line } of csvRecords(file)) {
+      if (!positions) {
+        const header = checkHeader(cells, validator.columns, line);
+        if ("problems" in header) {
+          header.problems.forEach(report);
+          break;
+        }
+        positions = header.positions;
+        width = cells.length;
+        continue;
+      }
+      if (cells.length !== width) {
+        report({ line, field: "row", message: `has ${cells.length} cells; the header has ${width}` });
+        continue;
+      }
+      const result = validator.validate(
+        positions.map((p) => cells[p]),
+        line,
+      );
+      if ("problems" in result) {
+        result.problems.forEach(report);
+        continue;
+      }
+      count++;
+      // After the first problem nothing more is written: the transaction rolls back anyway.
+      if (problems === 0) {
+        batch.push({ ...result.values, id: nextId++, file_id: fileId, bank_id: target.bankId, file_date: target.fileDate });
+        if (batch.length >= BATCH_ROWS) await flush();
+      }
+    }
+  } catch (err) {
+    if (!(err instanceof CsvSyntaxError)) throw err;
+    report({ line: err.line, field: "csv", message: err.message });
+  }
+  if (!positions && problems === 0) report({ line: 1, field: "header", message: "the file is empty; a header row is required" });
+  if (problems > 0) {
+    if (problems > MAX_PRINTED_PROBLEMS) log(`${file}: ... and ${problems - MAX_PRINTED_PROBLEMS} more problems`);
+    throw new Rejected(problems);
+  }
+  await flush();
+  await trx.updateTable("imported_files").set({ record_count: count }).where("id", "=", fileId).execute();
+  await addFileToRecordCounts(trx, target.kind, fileId);
+  return count;
+}
