@@ -252,7 +252,11 @@ async function main(): Promise<void> {
       console.log(`\nThe dispute review demo is running at ${base} (Ctrl-C stops it)\n\n${instructions(base)}`);
     }
   });
-  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => server.kill(signal));
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => server.kill(signal));
+  // However this process ends (a closed terminal, a crash), the server must not outlive it.
+  process.on("exit", () => {
+    if (server.exitCode === null && server.signalCode === null) server.kill("SIGTERM");
+  });
   server.on("exit", (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
 }
 
