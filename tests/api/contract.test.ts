@@ -388,6 +388,22 @@ describe("rate limit, outage and the OpenAPI document", () => {
     await expectProblem(res, 413);
   });
 
+  it("answers 500 without a stack trace, SQL or a path when a query fails unexpectedly", async () => {
+    const broken = await setupApiEnv(backends[0]);
+    try {
+      const { openDatabase } = await import("@/lib/data/db");
+      const db = await openDatabase(broken.databaseUrl);
+      // A table the search reads vanishes under the running server.
+      await db.db.schema.dropTable("record_counts").execute();
+      await db.close();
+      const res = await broken.post("chargeback", {});
+      const body = await expectProblem(res, 500);
+      expect(JSON.stringify(body)).not.toMatch(/record_counts|select|sqlite|\/work|node_modules|at \S+ \(/i);
+    } finally {
+      await broken.server.stop();
+    }
+  });
+
   it("answers 503 with Retry-After when the database is unreachable, without internals", async () => {
     const server = await startServer({ DATABASE_URL: "postgres://nobody:secret@127.0.0.1:9/none", RATE_LIMIT_PER_MINUTE: "0" }, { waitForHealth: false });
     try {
