@@ -1,36 +1,55 @@
 /**
  * npm run demo:generate -- [--out ./demo-files] [--seed 42] [--chargebacks 5000]
- *                          [--pre-arbitrations 830] [--end YYYY-MM-DD] [--days 120]
- * Writes realistic acquirer files; load them with `npm run import -- <out>`.
+ *   [--pre-arbitrations 800] [--end YYYY-MM-DD] [--start YYYY-MM-DD | --days 120]
+ * Writes realistic acquirer files; load them with `npm run import -- <out>`. The last file date
+ * defaults to today's date in UTC, so pass --end for byte-identical files on another day.
  */
 import { generateDemoFiles } from "@/lib/demo/generate";
 import { isCalendarDate } from "@/lib/schemas/search";
 
-function option(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : undefined;
+const USAGE =
+  "usage: npm run demo:generate -- [--out <dir>] [--seed <n>] [--chargebacks <n>] [--pre-arbitrations <n>] [--end YYYY-MM-DD] [--start YYYY-MM-DD | --days <n>]";
+const FLAGS = new Set(["out", "seed", "chargebacks", "pre-arbitrations", "end", "start", "days"]);
+
+function parseFlags(argv: string[]): Map<string, string> {
+  const flags = new Map<string, string>();
+  for (let i = 0; i < argv.length; i += 2) {
+    const name = argv[i].replace(/^--/, "");
+    if (!argv[i].startsWith("--") || !FLAGS.has(name)) throw new Error(`unknown argument ${argv[i]}\n${USAGE}`);
+    if (argv[i + 1] === undefined) throw new Error(`--${name} needs a value`);
+    flags.set(name, argv[i + 1]);
+  }
+  return flags;
 }
 
-function whole(name: string, min: number): number | undefined {
-  const raw = option(name);
+function whole(flags: Map<string, string>, name: string, min: number): number | undefined {
+  const raw = flags.get(name);
   if (raw === undefined) return undefined;
-  if (!/^\d+$/.test(raw) || Number(raw) < min) throw new Error(`--${name} must be a whole number of at least ${min}`);
+  if (!/^\d{1,9}$/.test(raw) || Number(raw) < min) throw new Error(`--${name} must be a whole number of at least ${min}`);
   return Number(raw);
 }
 
+function date(flags: Map<string, string>, name: string): string | undefined {
+  const raw = flags.get(name);
+  if (raw !== undefined && !isCalendarDate(raw)) throw new Error(`--${name} must be a real date YYYY-MM-DD`);
+  return raw;
+}
+
 try {
-  const end = option("end");
-  if (end !== undefined && !isCalendarDate(end)) throw new Error("--end must be a date YYYY-MM-DD");
+  const flags = parseFlags(process.argv.slice(2));
+  if (flags.has("start") && flags.has("days")) throw new Error("give --start or --days, not both");
+  const out = flags.get("out") ?? "./demo-files";
   const started = Date.now();
   const result = generateDemoFiles({
-    out: option("out") ?? "./demo-files",
-    seed: whole("seed", 0),
-    chargebacks: whole("chargebacks", 0),
-    preArbitrations: whole("pre-arbitrations", 0),
-    end,
-    days: whole("days", 1),
+    out,
+    seed: whole(flags, "seed", 0),
+    chargebacks: whole(flags, "chargebacks", 0),
+    preArbitrations: whole(flags, "pre-arbitrations", 0),
+    end: date(flags, "end"),
+    start: date(flags, "start"),
+    days: whole(flags, "days", 1),
   });
-  console.log(`wrote ${result.files.length} files to ${option("out") ?? "./demo-files"} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(`wrote ${result.files.length} files to ${out} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 } catch (err) {
   console.error(`demo:generate: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);

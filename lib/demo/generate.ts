@@ -14,9 +14,11 @@ export interface DemoOptions {
   seed?: number;
   chargebacks?: number;
   preArbitrations?: number;
-  /** last file date, YYYY-MM-DD; default today (UTC) */
+  /** last file date, YYYY-MM-DD; default today's date in UTC */
   end?: string;
-  /** calendar days the files span, ending at `end` */
+  /** first file date, YYYY-MM-DD; default `days` - 1 calendar days before `end` */
+  start?: string;
+  /** calendar days the files span, ending at `end`; default 120 (ignored when `start` is given) */
   days?: number;
 }
 
@@ -71,11 +73,11 @@ const MERCHANTS = [
   { id: "MID0000001", name: "NORDIC HOME RIGA LV", parent: 0, mcc: "5712", ccy: "EUR", shops: ["demo-shop", "nordic-riga-02", "Nordic-Online"] },
   { id: "MID0000002", name: "NORDIC SPORT TALLINN EE", parent: 0, mcc: "5941", ccy: "EUR", shops: ["nordic-tallinn", "NORDIC-TLN-WEB"] },
   { id: "MID0000003", name: "BT AIR VILNIUS LT", parent: 1, mcc: "4511", ccy: "EUR", shops: ["bt-air", "BT-AIR-APP"] },
-  { id: "MID0000004", name: "BT HOTELS WARSAW PL", parent: 1, mcc: "7011", ccy: "PLN", shops: ["bt-hotels-pl"] },
+  { id: "MID0000004", name: "BT HOTELS WARSAW PL", parent: 1, mcc: "7011", ccy: "PLN", shops: ["bt-hotels-pl", "bt-hotels-Krakow"] },
   { id: "MID0000005", name: "BT CARS STOCKHOLM SE", parent: 1, mcc: "7512", ccy: "SEK", shops: ["bt-cars-se"] },
   { id: "MID0000006", name: "WEBSHOP EU AMSTERDAM NL", parent: 2, mcc: "5999", ccy: "EUR", shops: ["webshop-eu", "webshop-EU-mobile"] },
   { id: "MID0000007", name: "WEBSHOP UK LONDON GB", parent: 2, mcc: "5999", ccy: "GBP", shops: ["WEBSHOP-UK"] },
-  { id: "MID0000008", name: "STREAMBOX DIGITAL US", parent: 2, mcc: "5815", ccy: "USD", shops: ["streambox"] },
+  { id: "MID0000008", name: "STREAMBOX DIGITAL US", parent: 2, mcc: "5815", ccy: "USD", shops: ["streambox", "streambox-app"] },
 ] as const;
 
 export const DEMO_SHOPS: DemoShop[] = MERCHANTS.flatMap((m, mi) =>
@@ -99,7 +101,7 @@ const convertMinor = (minor: number, from: string, to: string) => Math.round((mi
 const MC_REASONS = [
   [4837, 22], [4853, 25], [4855, 14], [4808, 8], [4834, 6], [4863, 10], [4841, 6], [4860, 5], [4831, 2], [4842, 1], [4999, 1],
 ] as const;
-const VISA_REASONS = [[83, 24], [30, 16], [41, 10], [53, 14], [57, 8], [75, 8], [85, 12], [62, 3], [86, 3], [12, 2]] as const;
+const VISA_REASONS = [[83, 24], [30, 16], [41, 10], [53, 14], [57, 8], [75, 8], [85, 12], [62, 3], [86, 3], [81, 2]] as const;
 
 const FUNCTION_NAMES: Record<number, string> = {
   450: "First Chargeback (Full)",
@@ -148,13 +150,25 @@ interface Recent {
   chb: Record<string, string | null>;
 }
 
-/** Spreads `total` over `buckets` by random weights, exactly. */
+/** Spreads `total` over `buckets` by random weights, exactly: rounding the running sum keeps every bucket near its share. */
 function spread(r: Rng, total: number, buckets: number): number[] {
   const weights = Array.from({ length: buckets }, () => 0.6 + r.next() * 0.8);
   const sum = weights.reduce((a, b) => a + b, 0);
-  const counts = weights.map((w) => Math.floor((w / sum) * total));
-  counts[counts.length - 1] += total - counts.reduce((a, b) => a + b, 0);
-  return counts;
+  let running = 0;
+  return weights.map((w) => {
+    const before = Math.round((running / sum) * total);
+    running += w;
+    return Math.round((running / sum) * total) - before;
+  });
+}
+
+/** Removes and returns a random element: a chargeback is reversed at most once. */
+function takeRandom<T>(r: Rng, items: T[]): T {
+  const i = r.int(0, items.length - 1);
+  const item = items[i];
+  items[i] = items[items.length - 1];
+  items.pop();
+  return item;
 }
 
 class CsvFile {
@@ -184,18 +198,19 @@ class CsvFile {
 export function generateDemoFiles(opts: DemoOptions): DemoResult {
   const r = rng(opts.seed ?? 42);
   const chargebacks = opts.chargebacks ?? 5000;
-  const preArbitrations = opts.preArbitrations ?? Math.round(chargebacks / 6);
+  const preArbitrations = opts.preArbitrations ?? 800;
   const end = opts.end ?? iso(new Date());
-  const days = opts.days ?? 120;
+  const start = opts.start ?? addDays(end, -((opts.days ?? 120) - 1));
+  if (start > end) throw new Error(`the first file date ${start} is after the last ${end}`);
   fs.mkdirSync(opts.out, { recursive: true });
 
-  // Files arrive on business days.
+  // Files arrive on business days; a span of weekend days still gets one file.
   const fileDates: string[] = [];
-  for (let i = days - 1; i >= 0; i--) {
-    const date = addDays(end, -i);
+  for (let date = start; date <= end; date = addDays(date, 1)) {
     const dow = new Date(`${date}T00:00:00Z`).getUTCDay();
     if (dow !== 0 && dow !== 6) fileDates.push(date);
   }
+  if (fileDates.length === 0) fileDates.push(end);
   const shopWeights = DEMO_SHOPS.map((s, i) => [s, 1 + ((i * 7) % 5)] as const);
   const recent: Recent[] = [];
   const remember = (rec: Recent) => {
@@ -211,7 +226,7 @@ export function generateDemoFiles(opts: DemoOptions): DemoResult {
     const csv = new CsvFile(path.join(opts.out, `CHB_${fileDate.replaceAll("-", "")}.csv`), cbColumns);
     for (let i = 0; i < perDay[day]; i++) {
       serial++;
-      const reversal = recent.length > 20 && r.chance(0.03) ? r.pick(recent) : undefined;
+      const reversal = recent.length > 20 && r.chance(0.03) ? takeRandom(r, recent) : undefined;
       if (reversal) {
         // A reversal repeats the chargeback's transaction and carries the reversal's own data.
         csv.add({ ...reversal.chb, rev_indicator: "R", chb_proc_date: addDays(fileDate, -r.int(0, 2)), merchant_decision: null, merchant_resp_date: null, merchant_comments: null, doc_indicator: "0", comments: "Chargeback reversal" });
@@ -224,8 +239,10 @@ export function generateDemoFiles(opts: DemoOptions): DemoResult {
   });
 
   const paColumns = importColumns("pre_arbitration");
-  const paDates = fileDates.filter((d) => new Date(`${d}T00:00:00Z`).getUTCDay() === 3);
-  const paPerFile = spread(r, preArbitrations, Math.max(1, paDates.length));
+  // Pre-arbitration files come weekly, on Wednesdays (or on the last file date of a short span).
+  const wednesdays = fileDates.filter((d) => new Date(`${d}T00:00:00Z`).getUTCDay() === 3);
+  const paDates = wednesdays.length ? wednesdays : [fileDates[fileDates.length - 1]];
+  const paPerFile = spread(r, preArbitrations, paDates.length);
   paDates.forEach((fileDate, idx) => {
     const csv = new CsvFile(path.join(opts.out, `PREARB_29_${fileDate.replaceAll("-", "")}.csv`), paColumns);
     for (let i = 0; i < paPerFile[idx]; i++) {
@@ -239,7 +256,7 @@ export function generateDemoFiles(opts: DemoOptions): DemoResult {
         merchant_id: shop.merchantId,
         merchant_name: shop.merchantName,
         tr_date_time: base?.trDateTime ?? `${addDays(fileDate, -40)} 12:00:00`,
-        amount: money(base?.trMinor ?? r.int(500, 90000)),
+        amount: padded(base?.trMinor ?? r.int(500, 90000)),
         ccy: base?.trCcy ?? shop.ccy,
         xid: r.chance(0.3) ? r.digits(20) : null,
         transaction_id: base?.transactionId ?? null,
