@@ -4,7 +4,8 @@ import crypto from "node:crypto";
 
 export const NONCE_PATTERN = /^[A-Za-z0-9._~:-]{16,128}$/;
 export const SIGNATURE_PATTERN = /^[0-9a-f]{64}$/;
-export const SHOP_CODE_PATTERN = /^[^\s,]{1,100}$/;
+// No spaces, commas (access lists are comma-separated) or control characters (they reach terminals).
+export const SHOP_CODE_PATTERN = /^[^\s,\p{Cc}]{1,100}$/u;
 
 export function computeSignature(nonce: string, password: string): string {
   return crypto.createHash("sha256").update(nonce + password, "utf8").digest("hex");
