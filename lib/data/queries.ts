@@ -65,8 +65,13 @@ function filtered(kind: RecordKind, selection: Selection, access: readonly strin
 function ordered(query: Query, selection: Selection): Query {
   const column = SORT_COLUMNS[selection.sortKey] as SortColumn;
   const desc = selection.sortOrder === "desc";
-  // NULL is the smallest value on every backend: first ascending, last descending.
-  let q = query.orderBy(column, (ob) => (desc ? ob.desc().nullsLast() : ob.asc().nullsFirst()));
+  // NULL is the smallest value on every backend: first ascending, last descending. Only the
+  // order number can be NULL; saying NULLS FIRST of a NOT NULL column would keep PostgreSQL
+  // from walking its index (a full sort of the table instead).
+  let q =
+    column === "payment_order_nr"
+      ? query.orderBy(column, (ob) => (desc ? ob.desc().nullsLast() : ob.asc().nullsFirst()))
+      : query.orderBy(column, desc ? "desc" : "asc");
   if (column !== "id") q = q.orderBy("id", desc ? "desc" : "asc");
   return q;
 }
