@@ -6,9 +6,10 @@ import { type Kysely, sql } from "kysely";
 import type { Db } from "@/lib/data/db";
 import { addFileToRecordCounts } from "@/lib/data/record-counts";
 import type { Database, RecordTable } from "@/lib/data/schema";
-import type { RecordKind } from "@/lib/domain/fields";
+import { FIELDS_BY_KIND, type RecordKind } from "@/lib/domain/fields";
 import { CsvSyntaxError, csvRecords } from "./csv-records";
 import { FILE_NAME_RULE, type FileName, parseFileName } from "./file-name";
+import { rowInserter } from "./insert-rows";
 import { checkHeader, type Problem, rowValidator, type RowValues } from "./validate";
 
 /**
@@ -156,10 +157,11 @@ async function loadFile(trx: Kysely<Database>, dialect: Db["dialect"], file: str
     if (problems <= MAX_PRINTED_PROBLEMS) log(`${file}:${p.line}: ${p.field}: ${p.message}`);
   };
 
+  const insert = rowInserter(dialect, table, ["id", "file_id", "shop_code", ...FIELDS_BY_KIND[target.kind].map((def) => def.name)]);
   let batch: RowValues[] = [];
   const flush = async () => {
     if (batch.length === 0) return;
-    await trx.insertInto(table).values(batch as never).execute();
+    await insert(trx, batch);
     batch = [];
   };
 
