@@ -1,54 +1,72 @@
 "use client";
 
 import type { ColumnVisibilityState } from "@tanstack/react-table";
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useMemo, useSyncExternalStore } from "react";
+
+const CHANGE_EVENT = "data-table-visibility-change";
+
+function subscribe(onChange: () => void) {
+  // "storage" covers other tabs; the custom event covers this one.
+  window.addEventListener("storage", onChange);
+  window.addEventListener(CHANGE_EVENT, onChange);
+  return () => {
+    window.removeEventListener("storage", onChange);
+    window.removeEventListener(CHANGE_EVENT, onChange);
+  };
+}
+
+function read(key: string): string | null {
+  try {
+    return window.localStorage.getItem(key);
+  } catch {
+    return null; // storage disabled: the defaults stand
+  }
+}
+
+function write(key: string, value: string | null) {
+  try {
+    if (value === null) window.localStorage.removeItem(key);
+    else window.localStorage.setItem(key, value);
+  } catch {
+    // private mode or full storage: the choice lasts until the page reloads
+  }
+  window.dispatchEvent(new Event(CHANGE_EVENT));
+}
 
 /**
  * Column visibility kept in localStorage across visits. Only known column ids with boolean
  * values are read back, so a stale or hand-edited entry cannot break the grid.
  */
 export function useStoredVisibility(storageKey: string, defaults: ColumnVisibilityState) {
-  const [visibility, setVisibility] = useState<ColumnVisibilityState>(defaults);
+  const raw = useSyncExternalStore(
+    subscribe,
+    () => read(storageKey),
+    () => null,
+  );
 
-  useEffect(() => {
+  const visibility = useMemo<ColumnVisibilityState>(() => {
+    const next: ColumnVisibilityState = { ...defaults };
+    if (!raw) return next;
     try {
-      const raw = window.localStorage.getItem(storageKey);
-      if (!raw) return;
       const stored: unknown = JSON.parse(raw);
-      if (!stored || typeof stored !== "object") return;
-      const next: ColumnVisibilityState = { ...defaults };
-      for (const [id, value] of Object.entries(stored)) if (id in defaults && typeof value === "boolean") next[id] = value;
-      setVisibility(next);
+      if (stored && typeof stored === "object") {
+        for (const [id, value] of Object.entries(stored)) if (id in defaults && typeof value === "boolean") next[id] = value;
+      }
     } catch {
-      // unreadable storage: the defaults stand
+      // unreadable entry: the defaults stand
     }
-    // defaults are a module constant per grid
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [storageKey]);
+    return next;
+  }, [raw, defaults]);
 
   const update = useCallback(
     (updater: ColumnVisibilityState | ((old: ColumnVisibilityState) => ColumnVisibilityState)) => {
-      setVisibility((old) => {
-        const next = typeof updater === "function" ? updater(old) : updater;
-        try {
-          window.localStorage.setItem(storageKey, JSON.stringify(next));
-        } catch {
-          // private mode or full storage: the choice lasts for this visit only
-        }
-        return next;
-      });
+      const next = typeof updater === "function" ? updater(visibility) : updater;
+      write(storageKey, JSON.stringify(next));
     },
-    [storageKey],
+    [storageKey, visibility],
   );
 
-  const reset = useCallback(() => {
-    try {
-      window.localStorage.removeItem(storageKey);
-    } catch {
-      // ignore
-    }
-    setVisibility(defaults);
-  }, [storageKey, defaults]);
+  const reset = useCallback(() => write(storageKey, null), [storageKey]);
 
   return [visibility, update, reset] as const;
 }

@@ -38,6 +38,8 @@ export async function fetchRecords<T>(kind: RecordKind, body: Record<string, unk
   }
   if (response.status === 401) {
     const next = window.location.pathname + window.location.search;
+    // A full page load, not a client navigation: the server must see the missing session.
+    // eslint-disable-next-line @next/next/no-location-assign-relative-destination
     window.location.assign(`/login?${new URLSearchParams({ next, reason: "expired" })}`);
     throw new ApiProblem(401, "Your session has ended");
   }

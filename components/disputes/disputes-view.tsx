@@ -3,7 +3,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { type ColumnDef, type ColumnVisibilityState, type SortingState, type Updater, useTable } from "@tanstack/react-table";
 import { useQueryStates } from "nuqs";
-import { useCallback, useId, useMemo, useRef } from "react";
+import { useCallback, useEffect, useId, useMemo, useRef } from "react";
 import { DataTable, type DataTableHandle, type DataTableStatus } from "@/components/data-table/data-table";
 import { dataTableFeatures, type DataTableFeatures } from "@/components/data-table/features";
 import { Pagination } from "@/components/data-table/pagination";
@@ -128,6 +128,11 @@ export function DisputesView({ kind, shops }: { kind: RecordKind; shops: string[
     },
     retry: false,
   });
+
+  // A drawer opened from a link still hands focus back to its row when it closes.
+  useEffect(() => {
+    if (onPage) lastOpenedIndex.current = openIndex;
+  }, [onPage, openIndex]);
 
   let drawer: DrawerState = { status: "closed" };
   if (open) {

@@ -1,6 +1,7 @@
 "use client";
 
 import * as Dialog from "@radix-ui/react-dialog";
+import { useRef } from "react";
 import { chargebackDeadline, type Deadline, preArbitrationDeadline, STAGE_LABELS } from "@/lib/domain/deadlines";
 import type { RecordKind } from "@/lib/domain/fields";
 import { cardTypeName, functionCodeLabel, isReversal } from "@/lib/domain/labels";
@@ -36,6 +37,7 @@ interface RecordDrawerProps {
  */
 export function RecordDrawer({ kind, state, onClose, onAfterClose, onShowRelated, onStep, canStep }: RecordDrawerProps) {
   const open = state.status !== "closed";
+  const contentRef = useRef<HTMLDivElement>(null);
   const record = state.status === "ready" ? (state.record as Record<string, unknown>) : undefined;
   const title = record ? drawerTitle(kind, record) : kind === "chargeback" ? "Chargeback" : "Pre-arbitration case";
   return (
@@ -43,7 +45,14 @@ export function RecordDrawer({ kind, state, onClose, onAfterClose, onShowRelated
       <Dialog.Portal>
         <Dialog.Overlay className="fixed inset-0 z-40 bg-slate-900/40" />
         <Dialog.Content
+          ref={contentRef}
           data-testid="record-drawer"
+          // The drawer itself takes focus, so a screen reader starts at its title rather than
+          // at whichever button happens to come first.
+          onOpenAutoFocus={(event) => {
+            event.preventDefault();
+            contentRef.current?.focus();
+          }}
           onCloseAutoFocus={(event) => {
             event.preventDefault();
             onAfterClose();
@@ -52,7 +61,7 @@ export function RecordDrawer({ kind, state, onClose, onAfterClose, onShowRelated
         >
           <header className="flex items-start justify-between gap-3 border-b border-slate-200 px-5 py-4">
             <div className="min-w-0">
-              <Dialog.Title className="truncate text-lg font-semibold">{title}</Dialog.Title>
+              <Dialog.Title className="text-lg font-semibold break-all">{title}</Dialog.Title>
               <Dialog.Description className="text-sm text-slate-700">
                 {record ? drawerSubtitle(kind, record) : state.status === "loading" ? "Loading the record…" : "Record details"}
               </Dialog.Description>
@@ -127,7 +136,7 @@ function RecordBody({ kind, record, onShowRelated }: { kind: RecordKind; record:
         <button
           type="button"
           onClick={() => onShowRelated(record.acq_ref_nr as string)}
-          className="text-sm text-blue-800 underline hover:text-blue-950 focus:outline-none focus-visible:ring-2 focus-visible:ring-blue-600"
+          className="text-left text-sm text-blue-800 underline hover:text-blue-950 focus:outline-none focus-visible:ring-2 focus-visible:ring-blue-600"
         >
           Show every {kind === "chargeback" ? "chargeback message" : "case"} for this acquirer reference number
         </button>
@@ -182,8 +191,7 @@ function DeadlinePanel({ deadline }: { deadline: Deadline }) {
         {deadline.status === "answered" ? " — answered" : ` — ${daysLeftText(deadline.daysLeft!)}`}
       </p>
       <p className="text-slate-800">
-        {deadline.baseDate} ({deadline.stage === "pre_arbitration" ? "case date" : "processing date"}) + {deadline.windowDays} days for a {STAGE_LABELS[deadline.stage!]} under{" "}
-        {cardTypeName(deadline.scheme)} rules{deadline.schemeInferred ? " (scheme from the card number)" : ""}: the acquirer&apos;s window is {deadline.acquirerDays} days, the scheme&apos;s limit{" "}
+        {deadline.baseDate} ({deadline.stage === "pre_arbitration" ? "case date" : "processing date"}) + {deadline.windowDays} days to answer the {STAGE_LABELS[deadline.stage!]} under {cardTypeName(deadline.scheme)} rules{deadline.schemeInferred ? " (scheme from the card number)" : ""}: the acquirer&apos;s window is {deadline.acquirerDays} days, the scheme&apos;s limit{" "}
         {deadline.schemeLimitDays} days.
       </p>
     </div>

@@ -163,16 +163,17 @@ function filterParser(def: FilterDef) {
   }
 }
 
-const FILTER_PARSERS = {
-  from: parseAsCalendarDate,
-  to: parseAsCalendarDate,
-  shops: parseAsIdentifierList,
-  merchant: parseAsIdentifier,
-  parent: parseAsIdentifier,
-  arns: parseAsIdentifierList,
-  txns: parseAsIdentifierList,
-  payments: parseAsIdentifierList,
-  orders: parseAsIdentifierList,
+/** Every filter key of either endpoint, with its parser type. */
+type FilterParsers = {
+  from: typeof parseAsCalendarDate;
+  to: typeof parseAsCalendarDate;
+  shops: typeof parseAsIdentifierList;
+  merchant: typeof parseAsIdentifier;
+  parent: typeof parseAsIdentifier;
+  arns: typeof parseAsIdentifierList;
+  txns: typeof parseAsIdentifierList;
+  payments: typeof parseAsIdentifierList;
+  orders: typeof parseAsIdentifierList;
 };
 
 /**
@@ -184,7 +185,7 @@ export function viewParsers(kind: RecordKind) {
   const filters: Record<string, unknown> = {};
   for (const def of FILTERS[kind]) filters[def.key] = filterParser(def);
   return {
-    ...(filters as typeof FILTER_PARSERS),
+    ...(filters as FilterParsers),
     sort: parseAsStringLiteral(SORT_KEYS[kind] as readonly SortKey[]).withDefault("ID"),
     dir: parseAsStringLiteral(SORT_ORDERS).withDefault("asc"),
     page: parseAsIntegerIn(1, LIMITS.pageMax + 1).withDefault(1),
@@ -230,8 +231,11 @@ export function toSearchBody(kind: RecordKind, view: Record<string, unknown>, pa
 
 /** The keys of the export link: the filters and the order, not the page or the open record. */
 export function selectionParsers(kind: RecordKind) {
-  const { page: _page, size: _size, open: _open, ...rest } = viewParsers(kind);
-  return rest;
+  const parsers: Partial<ReturnType<typeof viewParsers>> = viewParsers(kind);
+  delete parsers.page;
+  delete parsers.size;
+  delete parsers.open;
+  return parsers as Omit<ReturnType<typeof viewParsers>, "page" | "size" | "open">;
 }
 
 /** `?from=...&shops=...&sort=...` for the export of a view's whole selection. */

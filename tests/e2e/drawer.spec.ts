@@ -96,6 +96,7 @@ test.describe("pre-arbitration", () => {
     // No FILE_DATE sort key for pre-arbitration: the header is not a sort button.
     await expect(page.getByRole("columnheader", { name: "File date" }).getByRole("button")).toHaveCount(0);
     await expect(page.getByLabel("Sort by").locator("option")).toHaveText(["Import order", "Shop", "Merchant id", "Acquirer reference number", "Order number"]);
+    await page.screenshot({ path: "docs/screenshots/pre-arbitration-grid.png" });
     await page.locator("tbody tr[data-row-index]").first().focus();
     await page.keyboard.press("Enter");
     const drawer = page.getByRole("dialog");

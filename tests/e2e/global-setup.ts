@@ -1,6 +1,5 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { FullConfig } from "@playwright/test";
 import { runCli } from "../helpers/cli";
 import { tempDir } from "../helpers/db";
 import { startServer } from "../helpers/server";
@@ -17,7 +16,7 @@ export const USERS = {
   single: { email: "single@e2e.test", password: "e2e-password-2", access: [SHOPS.a] },
 };
 
-export default async function globalSetup(_config: FullConfig) {
+export default async function globalSetup() {
   const dir = tempDir("disputes-e2e-");
   const dbFile = path.join(dir, "disputes.sqlite");
   const env = { DATABASE_URL: `file:${dbFile}` };
