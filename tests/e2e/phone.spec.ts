@@ -1,3 +1,4 @@
+import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
 import { gridReady, signIn } from "./helpers";
 
@@ -29,5 +30,7 @@ test.describe("on a 390x844 phone", () => {
     const box = await drawer.boundingBox();
     expect(box!.width).toBeGreaterThanOrEqual(389);
     await page.screenshot({ path: "docs/screenshots/phone-drawer.png" });
+    const axe = await new AxeBuilder({ page }).analyze();
+    expect(axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
   });
 });
