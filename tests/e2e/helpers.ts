@@ -16,7 +16,12 @@ export function openTestDbWritable() {
   return new Database(process.env.E2E_DATABASE_FILE!, { fileMustExist: true });
 }
 
+/** The fixture's files are from early 2026: the browser's today is pinned just after them, so
+ * answer-by dates (and the screenshots) read as they would on the day the files arrived. */
+export const BROWSER_TODAY = new Date("2026-02-06T09:00:00Z");
+
 export async function signIn(page: Page, user = USERS.merchant, next = "/chargebacks") {
+  await page.clock.setFixedTime(BROWSER_TODAY);
   await page.goto(`/login?next=${encodeURIComponent(next)}`);
   await page.getByLabel("E-mail address").fill(user.email);
   await page.getByLabel("Password").fill(user.password);
