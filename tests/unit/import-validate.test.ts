@@ -218,10 +218,14 @@ describe("csvRecords", () => {
     let last = 0;
     const before = process.memoryUsage().rss;
     let peak = before;
-    for await (const r of csvRecords(file)) {
-      n++;
-      last = r.line;
-      if (n % 10_000 === 0) peak = Math.max(peak, process.memoryUsage().rss);
+    try {
+      for await (const r of csvRecords(file)) {
+        n++;
+        last = r.line;
+        if (n % 10_000 === 0) peak = Math.max(peak, process.memoryUsage().rss);
+      }
+    } finally {
+      fs.rmSync(path.dirname(file), { recursive: true, force: true });
     }
     expect(n).toBe(200_001);
     expect(last).toBe(200_001);
