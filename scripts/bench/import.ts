@@ -26,7 +26,7 @@ export interface BenchImportOptions {
 const mb = (bytes: number) => `${Math.round(bytes / 1048576)} MB`;
 
 /** Samples the RSS while `work` runs; the import is streaming, so this should stay flat. */
-async function measured<T>(work: () => Promise<T>): Promise<{ result: T; seconds: number; peakRss: number }> {
+export async function measured<T>(work: () => Promise<T>): Promise<{ result: T; seconds: number; peakRss: number }> {
   let peakRss = process.memoryUsage().rss;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
   const started = performance.now();
@@ -67,7 +67,7 @@ export async function benchImport(opts: BenchImportOptions): Promise<void> {
 }
 
 /** A fresh database on the server `serverUrl` names; the returned drop() removes it. */
-async function scratchPostgres(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function scratchPostgres(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `disputes_bench_${crypto.randomBytes(4).toString("hex")}`;
   const admin = async (statement: string) => {
     const client = new pg.Client({ connectionString: serverUrl });
