@@ -4,6 +4,7 @@ import "./globals.css";
 export const metadata: Metadata = {
   title: { default: "Dispute review", template: "%s · Dispute review" },
   description: "Chargebacks and pre-arbitration cases reported by the acquirer",
+  icons: { icon: "/favicon.svg" },
 };
 
 export default function RootLayout({ children }: { children: React.ReactNode }) {
