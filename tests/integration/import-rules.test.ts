@@ -6,6 +6,7 @@ import { type Db, openDatabase } from "@/lib/data/db";
 import { importColumns, type RecordKind } from "@/lib/domain/fields";
 import { type CliResult, runCli } from "../helpers/cli";
 import { backends, dropCreatedDatabases, tempDir } from "../helpers/db";
+import { MINIMAL_ROW } from "../helpers/import-rows";
 
 /**
  * Every rule of CONTRACT 6, through the real import command (a child process) on each backend.
@@ -15,32 +16,7 @@ import { backends, dropCreatedDatabases, tempDir } from "../helpers/db";
 
 type Row = Record<string, string>;
 
-const VALID: Record<RecordKind, Row> = {
-  chargeback: {
-    shop_code: "shop-1",
-    card: "512345%1234",
-    acq_ref_nr: "ARN-1",
-    merchant_id: "M1",
-    reason_code: "4837",
-    chb_proc_date: "2026-01-02",
-    function_code: "450",
-    card_type: "MC",
-    chb_amount: "10.00",
-    chb_ccy: "EUR",
-    payment_id: "PAY-1",
-  },
-  pre_arbitration: {
-    shop_code: "shop-1",
-    card: "411111%0001",
-    acq_ref_nr: "ARN-2",
-    merchant_id: "M2",
-    amount: "5.00",
-    ccy: "EUR",
-    case_date: "2026-02-01",
-    case_stage: "Pre-arbitration",
-    payment_id: "PA-1",
-  },
-};
+const VALID = MINIMAL_ROW;
 
 const TABLE = { chargeback: "chargebacks", pre_arbitration: "pre_arbitrations" } as const;
 
