@@ -4,6 +4,7 @@ import { chargebackDeadline } from "@/lib/domain/deadlines";
 import { CHARGEBACK_FIELDS, type ChargebackFieldName } from "@/lib/domain/fields";
 import { cardTypeName, functionCodeLabel, functionCodeShort } from "@/lib/domain/labels";
 import { findReasonCode } from "@/lib/domain/reason-codes";
+import { sortKeyOfField } from "@/lib/schemas/search";
 import { dataColumnHelper } from "@/components/data-table/features";
 import { DeadlineBadge, DecisionBadge, DocumentsBadge, ReversalBadge } from "./badges";
 import { useDeadlines } from "./deadline-context";
@@ -21,13 +22,6 @@ const CURRENCY_OF: Partial<Record<ChargebackFieldName, ChargebackFieldName>> = {
   chb_amount_transaction_ccy: "tr_ccy",
   tr_amount: "tr_ccy",
   rev_amount: "rev_ccy",
-};
-
-const SORT_KEY_OF: Partial<Record<ChargebackFieldName, string>> = {
-  file_date: "FILE_DATE",
-  merchant_id: "MERCHANT_ID",
-  acq_ref_nr: "ACQ_REF_NR",
-  payment_order_nr: "PAYMENT_ORDER_NR",
 };
 
 function AnswerByCell({ record }: { record: ChargebackRecord }) {
@@ -89,7 +83,7 @@ const shown = new Set(reviewColumns.map((c) => columnId(c)));
 
 export const chargebackColumns = [
   ...reviewColumns,
-  ...CHARGEBACK_FIELDS.filter((d) => !shown.has(d.name)).map((d) => plainFieldColumn<Row>(d, { currencyField: CURRENCY_OF[d.name], sortKey: SORT_KEY_OF[d.name] })),
+  ...CHARGEBACK_FIELDS.filter((d) => !shown.has(d.name)).map((d) => plainFieldColumn<Row>(d, { currencyField: CURRENCY_OF[d.name], sortKey: sortKeyOfField("chargeback", d.name) })),
 ];
 
 export const chargebackDefaultVisibility = defaultVisibility(chargebackColumns);

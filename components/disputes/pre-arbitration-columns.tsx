@@ -3,6 +3,7 @@
 import { preArbitrationDeadline } from "@/lib/domain/deadlines";
 import { PRE_ARBITRATION_FIELDS, type PreArbitrationFieldName } from "@/lib/domain/fields";
 import { cardTypeName, schemeFromCard } from "@/lib/domain/labels";
+import { sortKeyOfField } from "@/lib/schemas/search";
 import { dataColumnHelper } from "@/components/data-table/features";
 import { DeadlineBadge, DecisionBadge } from "./badges";
 import { useDeadlines } from "./deadline-context";
@@ -12,12 +13,6 @@ import type { Keyed, PreArbitrationRecord } from "./types";
 
 type Row = Keyed<PreArbitrationRecord>;
 const helper = dataColumnHelper<Row>();
-
-const SORT_KEY_OF: Partial<Record<PreArbitrationFieldName, string>> = {
-  merchant_id: "MERCHANT_ID",
-  acq_ref_nr: "ACQ_REF_NR",
-  payment_order_nr: "PAYMENT_ORDER_NR",
-};
 
 function AnswerByCell({ record }: { record: PreArbitrationRecord }) {
   const { config, today } = useDeadlines();
@@ -56,7 +51,7 @@ const shown = new Set(reviewColumns.map((c) => columnId(c)));
 
 export const preArbitrationColumns = [
   ...reviewColumns,
-  ...PRE_ARBITRATION_FIELDS.filter((d) => !shown.has(d.name)).map((d) => plainFieldColumn<Row>(d, { currencyField: d.name === "amount" ? "ccy" : undefined, sortKey: SORT_KEY_OF[d.name] })),
+  ...PRE_ARBITRATION_FIELDS.filter((d) => !shown.has(d.name)).map((d) => plainFieldColumn<Row>(d, { currencyField: d.name === "amount" ? "ccy" : undefined, sortKey: sortKeyOfField("pre_arbitration", d.name) })),
 ];
 
 export const preArbitrationDefaultVisibility = defaultVisibility(preArbitrationColumns);

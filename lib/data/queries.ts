@@ -1,28 +1,16 @@
 import "server-only";
 import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from "kysely";
 import type { RecordKind } from "@/lib/domain/fields";
-import type { SearchRequest, SortKey } from "@/lib/schemas/search";
+import { type SearchRequest, SORT_KEY_COLUMNS, type SortKey } from "@/lib/schemas/search";
 import { getDb } from "./db";
-import type { Database, RecordTable } from "./schema";
+import { type Database, RECORD_TABLES, type RecordTable } from "./schema";
 
 /**
  * The searches of CONTRACT 1.2, always inside the caller's scope: the shop list a request may
  * see is an argument of every query here, so no route can forget it.
  */
 
-export const TABLES: Record<RecordKind, RecordTable> = {
-  chargeback: "chargebacks",
-  pre_arbitration: "pre_arbitrations",
-};
-
-const SORT_COLUMNS = {
-  ID: "id",
-  SHOP_CODE: "shop_code",
-  MERCHANT_ID: "merchant_id",
-  ACQ_REF_NR: "acq_ref_nr",
-  PAYMENT_ORDER_NR: "payment_order_nr",
-  FILE_DATE: "file_date",
-} as const satisfies Record<SortKey, string>;
+const SORT_COLUMNS = SORT_KEY_COLUMNS;
 
 type SortColumn = (typeof SORT_COLUMNS)[SortKey];
 
@@ -96,7 +84,7 @@ async function countRecords(kind: RecordKind, selection: Selection, access: read
     const row = await q.select((eb) => eb.fn.sum<number | string | null>("n").as("n")).executeTakeFirst();
     return Number(row?.n ?? 0);
   }
-  const row = await (db.selectFrom(TABLES[kind]).where(filtered(kind, selection, access)) as unknown as Query)
+  const row = await (db.selectFrom(RECORD_TABLES[kind]).where(filtered(kind, selection, access)) as unknown as Query)
     .select((eb) => eb.fn.countAll<number>().as("n"))
     .executeTakeFirstOrThrow();
   return Number((row as { n: number | string }).n);
@@ -104,7 +92,7 @@ async function countRecords(kind: RecordKind, selection: Selection, access: read
 
 export async function searchRecords(kind: RecordKind, request: SearchRequest, access: readonly string[]): Promise<SearchResult> {
   const { db } = await getDb();
-  const base = db.selectFrom(TABLES[kind]).where(filtered(kind, request, access)) as unknown as Query;
+  const base = db.selectFrom(RECORD_TABLES[kind]).where(filtered(kind, request, access)) as unknown as Query;
   const [totalElements, rows] = await Promise.all([
     countRecords(kind, request, access),
     ordered(base.selectAll(), request)
@@ -134,7 +122,7 @@ export async function* iterateRecords(
   const desc = selection.sortOrder === "desc";
   let last: { value: unknown; id: number } | undefined;
   for (;;) {
-    let q = db.selectFrom(TABLES[kind]).where(filtered(kind, selection, access)) as unknown as Query;
+    let q = db.selectFrom(RECORD_TABLES[kind]).where(filtered(kind, selection, access)) as unknown as Query;
     if (last) {
       const after = last;
       q = q.where((eb) => afterKey(eb, column, desc, after.value, after.id));

@@ -1,11 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { RecordKind } from "@/lib/domain/fields";
-import type { Database } from "./schema";
-
-const TABLE: Record<RecordKind, "chargebacks" | "pre_arbitrations"> = {
-  chargeback: "chargebacks",
-  pre_arbitration: "pre_arbitrations",
-};
+import { type Database, RECORD_TABLES } from "./schema";
 
 /**
  * Adds one imported file's records to the (kind, shop, file date) summary. Call it inside the
@@ -14,7 +9,7 @@ const TABLE: Record<RecordKind, "chargebacks" | "pre_arbitrations"> = {
  */
 export async function addFileToRecordCounts(trx: Kysely<Database>, kind: RecordKind, fileId: number): Promise<void> {
   await sql`insert into record_counts (kind, shop_code, file_date, n)
-    select ${kind}, shop_code, file_date, count(*) from ${sql.table(TABLE[kind])} where file_id = ${fileId}
+    select ${kind}, shop_code, file_date, count(*) from ${sql.table(RECORD_TABLES[kind])} where file_id = ${fileId}
     group by shop_code, file_date
     on conflict (kind, shop_code, file_date) do update set n = record_counts.n + excluded.n`.execute(trx);
 }

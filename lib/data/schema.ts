@@ -137,3 +137,9 @@ export interface Database {
 }
 
 export type RecordTable = "chargebacks" | "pre_arbitrations";
+
+/** The table that holds each kind of record. */
+export const RECORD_TABLES = {
+  chargeback: "chargebacks",
+  pre_arbitration: "pre_arbitrations",
+} as const satisfies Record<"chargeback" | "pre_arbitration", RecordTable>;

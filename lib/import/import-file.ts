@@ -5,8 +5,8 @@ import { pipeline } from "node:stream/promises";
 import { type Kysely, sql } from "kysely";
 import type { Db } from "@/lib/data/db";
 import { addFileToRecordCounts } from "@/lib/data/record-counts";
-import type { Database, RecordTable } from "@/lib/data/schema";
-import { FIELDS_BY_KIND, type RecordKind } from "@/lib/domain/fields";
+import { type Database, RECORD_TABLES } from "@/lib/data/schema";
+import { FIELDS_BY_KIND } from "@/lib/domain/fields";
 import { CsvSyntaxError, csvRecords } from "./csv-records";
 import { FILE_NAME_RULE, type FileName, parseFileName } from "./file-name";
 import { rowInserter } from "./insert-rows";
@@ -23,11 +23,6 @@ export const MAX_PRINTED_PROBLEMS = 100;
 const BATCH_ROWS = 200;
 // Serialises imports on PostgreSQL so that ids are handed out densely in import order.
 const IMPORT_LOCK_KEY = 724_001;
-
-const TABLE: Record<RecordKind, RecordTable> = {
-  chargeback: "chargebacks",
-  pre_arbitration: "pre_arbitrations",
-};
 
 export type FileOutcome =
   | { file: string; status: "imported"; records: number }
@@ -128,7 +123,7 @@ interface Target extends FileName {
 }
 
 async function loadFile(trx: Kysely<Database>, dialect: Db["dialect"], file: string, target: Target, log: Log): Promise<number> {
-  const table = TABLE[target.kind];
+  const table = RECORD_TABLES[target.kind];
   if (dialect === "postgres") await sql`select pg_advisory_xact_lock(${IMPORT_LOCK_KEY})`.execute(trx);
   // The first write: it takes SQLite's write lock, and the unique name settles a race, so
   // max(id) below cannot move until this transaction ends.

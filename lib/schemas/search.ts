@@ -18,6 +18,21 @@ export const SORT_KEYS: Record<RecordKind, readonly SortKey[]> = {
   pre_arbitration: PRE_ARBITRATION_SORT_KEYS,
 };
 
+/** The column each sort key orders by (SHOP_CODE: the shop the record belongs to). */
+export const SORT_KEY_COLUMNS = {
+  ID: "id",
+  SHOP_CODE: "shop_code",
+  MERCHANT_ID: "merchant_id",
+  ACQ_REF_NR: "acq_ref_nr",
+  PAYMENT_ORDER_NR: "payment_order_nr",
+  FILE_DATE: "file_date",
+} as const satisfies Record<SortKey, string>;
+
+/** The endpoint's sort key that orders by a record field, if there is one. */
+export function sortKeyOfField(kind: RecordKind, field: string): SortKey | undefined {
+  return SORT_KEYS[kind].find((key) => SORT_KEY_COLUMNS[key] === field);
+}
+
 export const LIMITS = {
   perPageMin: 10,
   perPageMax: 1000,
