@@ -1,10 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
+import { contentJson } from "@/lib/api/serialize";
 import { databaseTarget, type DatabaseTarget } from "@/lib/config";
 import { type Dialect, migrateToLatest } from "./migrations";
+import type { ReadResult, ReadStatement, Row } from "./read";
+import { sqliteReaderCount, SqliteReaders } from "./sqlite-readers";
 import type { Database } from "./schema";
 
 /**
@@ -15,12 +18,19 @@ export interface Db {
   db: Kysely<Database>;
   dialect: Dialect;
   target: DatabaseTarget;
+  /** the SQLite connection under `db`, for the import's prepared bulk insert */
+  sqlite?: BetterSqlite3.Database;
+  /**
+   * Runs read statements and answers their rows, all from one snapshot on SQLite (a total and its
+   * page agree), concurrently on PostgreSQL. On a server on SQLite they run on reader threads.
+   */
+  read(statements: readonly ReadStatement[]): Promise<ReadResult[]>;
   close(): Promise<void>;
 }
 
 const INT8_OID = 20;
 
-function sqliteDb(file: string): Kysely<Database> {
+function sqliteDb(file: string): { db: Kysely<Database>; database: BetterSqlite3.Database } {
   if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
   const database = new BetterSqlite3(file);
   database.pragma("journal_mode = WAL");
@@ -28,9 +38,41 @@ function sqliteDb(file: string): Kysely<Database> {
   database.pragma("foreign_keys = ON");
   // The import command and the server may write at the same time: wait instead of failing.
   database.pragma("busy_timeout = 10000");
+  // Nonces and sessions live in a database file of their own (see migration 003), so that the
+  // server's small writes never wait for an import's write lock on the records.
+  database.prepare("attach database ? as state").run(file === ":memory:" ? ":memory:" : stateFileOf(file));
+  database.pragma("state.journal_mode = WAL");
+  database.pragma("state.synchronous = NORMAL");
   // Refreshes planner statistics that are missing or stale (cheap; recommended at every open).
   database.pragma("optimize = 0x10002");
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: reusingStatements(database) }) }), database };
+}
+
+/**
+ * The connection as Kysely sees it, with each statement prepared once and reused: the server
+ * runs the same few statements (shop look-up, nonce) on every request, and preparing them each
+ * time cost more than running them.
+ */
+function reusingStatements(database: BetterSqlite3.Database) {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(text: string) {
+      let statement = statements.get(text);
+      if (!statement) {
+        statement = database.prepare(text);
+        if (statements.size >= 1000) statements.clear();
+        statements.set(text, statement);
+      }
+      return statement;
+    },
+  };
+}
+
+/** The file beside a SQLite database that holds its nonces and sessions: x.sqlite -> x.state.sqlite. */
+export function stateFileOf(file: string): string {
+  const ext = path.extname(file);
+  return path.join(path.dirname(file), `${path.basename(file, ext)}.state${ext || ".sqlite"}`);
 }
 
 function postgresDb(url: string): Kysely<Database> {
@@ -64,10 +106,14 @@ export async function analyze(db: Db): Promise<void> {
   }
 }
 
-/** Opens the database that DATABASE_URL (or `url`) names and brings its schema up to date. */
-export async function openDatabase(url?: string): Promise<Db> {
+/**
+ * Opens the database that DATABASE_URL (or `url`) names and brings its schema up to date.
+ * `readers`: reader threads for a SQLite database (the server's; commands read on their own thread).
+ */
+export async function openDatabase(url?: string, opts: { readers?: number } = {}): Promise<Db> {
   const target = databaseTarget(url);
-  const db = target.kind === "postgres" ? postgresDb(target.url) : sqliteDb(target.file);
+  const sqlite = target.kind === "sqlite" ? sqliteDb(target.file) : undefined;
+  const db = sqlite ? sqlite.db : postgresDb((target as { url: string }).url);
   const dialect: Dialect = target.kind;
   try {
     await migrateToLatest(db as unknown as Kysely<unknown>, dialect);
@@ -75,7 +121,32 @@ export async function openDatabase(url?: string): Promise<Db> {
     await db.destroy().catch(() => {});
     throw err;
   }
-  return { db, dialect, target, close: () => db.destroy() };
+  const readers = target.kind === "sqlite" && target.file !== ":memory:" && opts.readers ? new SqliteReaders(target.file, opts.readers) : undefined;
+  // Without reader threads: the same statements on this connection (one transaction on SQLite).
+  const local = async (executor: Kysely<Database>, statements: readonly ReadStatement[]) => {
+    const results: ReadResult[] = [];
+    for (const s of statements) {
+      const { rows } = await executor.executeQuery<Row>(CompiledQuery.raw(s.sql, [...s.parameters]));
+      results.push(s.json ? contentJson(s.json, rows) : rows);
+    }
+    return results;
+  };
+  const read: Db["read"] = readers
+    ? (statements) => readers.run(statements)
+    : dialect === "postgres"
+      ? (statements) => Promise.all(statements.map(async (s) => (await local(db, [s]))[0]))
+      : (statements) => db.transaction().execute((trx) => local(trx, statements));
+  return {
+    db,
+    dialect,
+    target,
+    sqlite: sqlite?.database,
+    read,
+    close: async () => {
+      await readers?.close();
+      await db.destroy();
+    },
+  };
 }
 
 const globalForDb = globalThis as unknown as { __disputesDb?: Promise<Db> };
@@ -83,7 +154,7 @@ const globalForDb = globalThis as unknown as { __disputesDb?: Promise<Db> };
 /** The server's shared connection, opened (and migrated) once per process. */
 export function getDb(): Promise<Db> {
   if (!globalForDb.__disputesDb) {
-    const opening = openDatabase();
+    const opening = openDatabase(undefined, { readers: sqliteReaderCount() });
     globalForDb.__disputesDb = opening;
     // A database that was unreachable at first may come back: try again on the next request.
     opening.catch(() => {

@@ -9,7 +9,7 @@ import { type Database, RECORD_TABLES } from "@/lib/data/schema";
 import { FIELDS_BY_KIND } from "@/lib/domain/fields";
 import { CsvSyntaxError, csvRecords } from "./csv-records";
 import { FILE_NAME_RULE, type FileName, parseFileName } from "./file-name";
-import { rowInserter } from "./insert-rows";
+import { rowWriter } from "./insert-rows";
 import { checkHeader, type Problem, rowValidator, type RowValues } from "./validate";
 
 /**
@@ -19,8 +19,6 @@ import { checkHeader, type Problem, rowValidator, type RowValues } from "./valid
  */
 
 export const MAX_PRINTED_PROBLEMS = 100;
-// 200 rows of ~43 columns stay far below the bound-parameter limits of SQLite and PostgreSQL.
-const BATCH_ROWS = 200;
 // Serialises imports on PostgreSQL so that ids are handed out densely in import order.
 const IMPORT_LOCK_KEY = 724_001;
 
@@ -105,7 +103,7 @@ export async function importFile(db: Db, file: string, log: Log): Promise<FileOu
   const earlier = await earlierImport(db.db, name, sha256);
   if (earlier) return settle(earlier);
   try {
-    const records = await db.db.transaction().execute((trx) => loadFile(trx, db.dialect, file, { name, sha256, ...fileName }, log));
+    const records = await db.db.transaction().execute((trx) => loadFile(db, trx, file, { name, sha256, ...fileName }, log));
     return { file, status: "imported", records };
   } catch (err) {
     if (err instanceof Rejected) return { file, status: "rejected", problems: err.problems };
@@ -122,9 +120,9 @@ interface Target extends FileName {
   sha256: string;
 }
 
-async function loadFile(trx: Kysely<Database>, dialect: Db["dialect"], file: string, target: Target, log: Log): Promise<number> {
+async function loadFile(db: Db, trx: Kysely<Database>, file: string, target: Target, log: Log): Promise<number> {
   const table = RECORD_TABLES[target.kind];
-  if (dialect === "postgres") await sql`select pg_advisory_xact_lock(${IMPORT_LOCK_KEY})`.execute(trx);
+  if (db.dialect === "postgres") await sql`select pg_advisory_xact_lock(${IMPORT_LOCK_KEY})`.execute(trx);
   // The first write: it takes SQLite's write lock, and the unique name settles a race, so
   // max(id) below cannot move until this transaction ends.
   let fileId: number;
@@ -152,18 +150,19 @@ async function loadFile(trx: Kysely<Database>, dialect: Db["dialect"], file: str
     if (problems <= MAX_PRINTED_PROBLEMS) log(`${file}:${p.line}: ${p.field}: ${p.message}`);
   };
 
-  const insert = rowInserter(dialect, table, ["id", "file_id", "shop_code", ...FIELDS_BY_KIND[target.kind].map((def) => def.name)]);
-  let batch: RowValues[] = [];
-  const flush = async () => {
-    if (batch.length === 0) return;
-    await insert(trx, batch);
-    batch = [];
-  };
+  const columns = [
+    { name: "id", integer: true },
+    { name: "file_id", integer: true },
+    { name: "shop_code", integer: false },
+    ...FIELDS_BY_KIND[target.kind].map((def) => ({ name: def.name, integer: def.kind === "integer" || def.kind === "amount" })),
+  ];
+  const writer = rowWriter(db, trx, table, columns);
 
   const validator = rowValidator(target.kind);
   let positions: number[] | undefined;
   let width = 0;
   let count = 0;
+  const perShop = new Map<string, number>();
   try {
     for await (const { cells, line } of csvRecords(file)) {
       if (!positions) {
@@ -191,8 +190,9 @@ async function loadFile(trx: Kysely<Database>, dialect: Db["dialect"], file: str
       count++;
       // After the first problem nothing more is written: the transaction rolls back anyway.
       if (problems === 0) {
-        batch.push({ ...result.values, id: nextId++, file_id: fileId, bank_id: target.bankId, file_date: target.fileDate });
-        if (batch.length >= BATCH_ROWS) await flush();
+        const shop = result.values.shop_code as string;
+        perShop.set(shop, (perShop.get(shop) ?? 0) + 1);
+        await writer.add({ ...result.values, id: nextId++, file_id: fileId, bank_id: target.bankId, file_date: target.fileDate });
       }
     }
   } catch (err) {
@@ -204,8 +204,8 @@ async function loadFile(trx: Kysely<Database>, dialect: Db["dialect"], file: str
     if (problems > MAX_PRINTED_PROBLEMS) log(`${file}: ... and ${problems - MAX_PRINTED_PROBLEMS} more problems`);
     throw new Rejected(problems);
   }
-  await flush();
+  await writer.flush();
   await trx.updateTable("imported_files").set({ record_count: count }).where("id", "=", fileId).execute();
-  await addFileToRecordCounts(trx, target.kind, fileId);
+  await addFileToRecordCounts(trx, target.kind, target.fileDate, perShop);
   return count;
 }
