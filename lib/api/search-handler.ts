@@ -7,7 +7,7 @@ import { parseSearchRequest } from "@/lib/schemas/search";
 import { ApiError, problemResponse } from "./problem";
 import { takeToken } from "./rate-limit";
 import { checkContentType, parseJsonBody, readBodyText } from "./read-body";
-import { pageJson } from "./serialize";
+import { envelopeJson } from "./serialize";
 
 /**
  * The pipeline of both search endpoints, in the order CONTRACT 4 fixes: method, content type,
@@ -29,7 +29,7 @@ export function searchRoute(kind: RecordKind) {
       const outside = (parsed.request.shop_codes ?? []).filter((code) => !caller.access.includes(code));
       if (outside.length > 0) throw new ApiError(403, `shop_codes names shops outside your access list: ${outside.join(", ")}`);
       const result = await searchRecords(kind, parsed.request, caller.access);
-      return new Response(pageJson(kind, result.rows, result.totalPages, result.totalElements), {
+      return new Response(envelopeJson(result.content, result.totalPages, result.totalElements), {
         headers: { "Content-Type": "application/json", "Cache-Control": "no-store" },
       });
     } catch (err) {

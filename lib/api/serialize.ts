@@ -4,33 +4,72 @@ import { formatMinor } from "@/lib/domain/money";
 /**
  * JSON text of the page envelope, written field by field: JSON.stringify cannot write 120.50 as
  * a number with two decimals, and amounts must never pass through a float on the way out.
+ * Each field's writer is chosen once per kind, not per value: a 1000-record page is 43,000 values.
  */
 
-function valueJson(def: FieldDef, value: unknown): string {
-  if (value === null || value === undefined) return "null";
+type Writer = (value: unknown) => string;
+
+function writerOf(def: FieldDef): Writer {
   switch (def.kind) {
     case "amount":
-      return formatMinor(value as number | string | bigint);
+      return (value) => (value === null || value === undefined ? "null" : formatMinor(value as number | string | bigint));
     case "integer":
-      return BigInt(value as number | string).toString();
+      return (value) =>
+        value === null || value === undefined ? "null" : Number.isSafeInteger(value) ? String(value) : BigInt(value as number | string).toString();
     case "docIndicator":
       // 0 and 1 are numbers; the space the acquirer may deliver stays a string.
-      return value === "0" || value === "1" ? (value as string) : JSON.stringify(value);
+      return (value) => (value === null || value === undefined ? "null" : value === "0" || value === "1" ? value : JSON.stringify(value));
     default:
-      return JSON.stringify(value);
+      return (value) => (value === null || value === undefined ? "null" : JSON.stringify(value));
   }
+}
+
+interface FieldPlan {
+  name: string;
+  /** `"name":` (or `,"name":`) */
+  prefix: string;
+  write: Writer;
+}
+
+const PLANS: Record<RecordKind, FieldPlan[]> = {
+  chargeback: plan(FIELDS_BY_KIND.chargeback),
+  pre_arbitration: plan(FIELDS_BY_KIND.pre_arbitration),
+};
+
+function plan(fields: readonly FieldDef[]): FieldPlan[] {
+  return fields.map((def, i) => ({ name: def.name, prefix: `${i ? "," : ""}${JSON.stringify(def.name)}:`, write: writerOf(def) }));
 }
 
 export function recordJson(kind: RecordKind, row: Record<string, unknown>): string {
-  const fields = FIELDS_BY_KIND[kind];
   let out = "{";
-  for (let i = 0; i < fields.length; i++) {
-    const def = fields[i];
-    out += `${i ? "," : ""}"${def.name}":${valueJson(def, row[def.name])}`;
-  }
+  for (const field of PLANS[kind]) out += field.prefix + field.write(row[field.name]);
   return out + "}";
 }
 
+/** The records of a page as a JSON array. */
+export function contentJson(kind: RecordKind, rows: readonly Record<string, unknown>[]): string {
+  return `[${rows.map((row) => recordJson(kind, row)).join(",")}]`;
+}
+
+/** Like contentJson, for rows as arrays of values in the order of `columns` (a raw statement's rows). */
+export function contentJsonOfArrays(kind: RecordKind, columns: readonly string[], rows: readonly (readonly unknown[])[]): string {
+  const fields = PLANS[kind];
+  const at = fields.map((field) => columns.indexOf(field.name));
+  let out = "[";
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r];
+    out += r ? ",{" : "{";
+    for (let i = 0; i < fields.length; i++) out += fields[i].prefix + fields[i].write(at[i] < 0 ? undefined : row[at[i]]);
+    out += "}";
+  }
+  return out + "]";
+}
+
+/** The page envelope of CONTRACT 1.3 around a `contentJson` array. */
+export function envelopeJson(content: string, totalPages: number, totalElements: number): string {
+  return `{"content":${content},"totalPages":${totalPages},"totalElements":${totalElements}}`;
+}
+
 export function pageJson(kind: RecordKind, rows: Record<string, unknown>[], totalPages: number, totalElements: number): string {
-  return `{"content":[${rows.map((row) => recordJson(kind, row)).join(",")}],"totalPages":${totalPages},"totalElements":${totalElements}}`;
+  return envelopeJson(contentJson(kind, rows), totalPages, totalElements);
 }

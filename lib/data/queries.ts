@@ -1,8 +1,11 @@
 import "server-only";
-import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from "kysely";
+import { type CompiledQuery, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import type { RecordKind } from "@/lib/domain/fields";
 import { type SearchRequest, SORT_KEY_COLUMNS, type SortKey } from "@/lib/schemas/search";
-import { getDb } from "./db";
+import { type Db, getDb } from "./db";
+import type { ReadResult, ReadStatement, Row } from "./read";
+import type { Dialect } from "./migrations";
+import { countFromSummary } from "./record-counts";
 import { type Database, RECORD_TABLES, type RecordTable } from "./schema";
 
 /**
@@ -28,26 +31,49 @@ function visibleShops(selection: Selection, access: readonly string[]): string[]
   return selection.shop_codes?.length ? selection.shop_codes : [...access];
 }
 
-function filtered(kind: RecordKind, selection: Selection, access: readonly string[]) {
+/**
+ * How the page query reaches its rows on SQLite. "walk": along the sort key's index, testing the
+ * scope and the dates on each entry (the unary + keeps the planner off the shop and date indexes;
+ * with 200 bound shop codes it would otherwise fetch and sort half the table). "seek": through
+ * the shop indexes, then sort what they find: right when the scope holds few records. "planner":
+ * selective value filters (reference numbers, merchant) decide, with scope and dates as tests.
+ */
+type AccessPath = "walk" | "seek" | "planner";
+
+function filtered(kind: RecordKind, selection: Selection, shops: readonly string[], path: AccessPath, dialect: Dialect) {
+  const column = SORT_COLUMNS[selection.sortKey];
+  // Only SQLite takes the hint; PostgreSQL's planner weighs the bound values itself.
+  const hint = dialect === "sqlite" && path !== "seek";
+  const shopTerm = hint && column !== "shop_code" ? sql<string>`+shop_code` : sql.ref<string>("shop_code");
+  const dateTerm = hint && !(path === "walk" && column === "file_date") ? sql<string>`+file_date` : sql.ref<string>("file_date");
   return (eb: ExpressionBuilder<Database, RecordTable>) => {
-    const shops = visibleShops(selection, access);
     // An empty access list sees nothing; "in ()" is not valid SQL.
-    const conditions: Expression<SqlBool>[] = [shops.length ? eb("shop_code", "in", shops) : eb.lit(false)];
-    if (selection.file_date_from) conditions.push(eb("file_date", ">=", selection.file_date_from));
-    if (selection.file_date_to) conditions.push(eb("file_date", "<=", selection.file_date_to));
+    const conditions: Expression<SqlBool>[] = [shops.length ? oneOf(eb, dialect, shopTerm, shops) : eb.lit(false)];
+    if (selection.file_date_from) conditions.push(eb(dateTerm, ">=", selection.file_date_from));
+    if (selection.file_date_to) conditions.push(eb(dateTerm, "<=", selection.file_date_to));
     if (selection.merchant_id) conditions.push(eb("merchant_id", "=", selection.merchant_id));
-    if (selection.acq_ref_nrs) conditions.push(eb("acq_ref_nr", "in", selection.acq_ref_nrs));
-    if (selection.payment_order_nrs) conditions.push(eb("payment_order_nr", "in", selection.payment_order_nrs));
+    if (selection.acq_ref_nrs) conditions.push(oneOf(eb, dialect, sql.ref("acq_ref_nr"), selection.acq_ref_nrs));
+    if (selection.payment_order_nrs) conditions.push(oneOf(eb, dialect, sql.ref("payment_order_nr"), selection.payment_order_nrs));
     if (kind === "chargeback") {
       const cb = eb as unknown as ExpressionBuilder<Database, "chargebacks">;
       if (selection.parent_merchant_id) conditions.push(cb("parent_mrch_id", "=", selection.parent_merchant_id));
-      if (selection.transaction_ids) conditions.push(cb("transaction_id", "in", selection.transaction_ids));
+      if (selection.transaction_ids) conditions.push(oneOf(cb, dialect, sql.ref("transaction_id"), selection.transaction_ids));
     } else {
       const pa = eb as unknown as ExpressionBuilder<Database, "pre_arbitrations">;
-      if (selection.payment_ids) conditions.push(pa("payment_id", "in", selection.payment_ids));
+      if (selection.payment_ids) conditions.push(oneOf(pa, dialect, sql.ref("payment_id"), selection.payment_ids));
     }
     return eb.and(conditions);
   };
+}
+
+/**
+ * `term` is one of `values`, with the list as one bound value: a JSON array on SQLite, an array on
+ * PostgreSQL. 200 shop codes as 200 parameters cost more to build, pass and parse than the query.
+ */
+function oneOf<DB, TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, dialect: Dialect, term: RawBuilder<unknown>, values: readonly string[]): Expression<SqlBool> {
+  return dialect === "postgres"
+    ? eb(term, "=", sql`any(${[...values]}::text[])`)
+    : eb(term, "in", sql`(select value from json_each(${JSON.stringify(values)}))`);
 }
 
 function ordered(query: Query, selection: Selection): Query {
@@ -65,7 +91,8 @@ function ordered(query: Query, selection: Selection): Query {
 }
 
 export interface SearchResult {
-  rows: RecordRow[];
+  /** the page's records as a JSON array (lib/api/serialize.ts) */
+  content: string;
   totalElements: number;
   totalPages: number;
 }
@@ -73,35 +100,69 @@ export interface SearchResult {
 /** Filters the record_counts summary can answer: the scope and the file date range. */
 const SUMMARY_FILTERS = new Set(["shop_codes", "file_date_from", "file_date_to", "page", "per_page", "sortKey", "sortOrder"]);
 
-async function countRecords(kind: RecordKind, selection: Selection, access: readonly string[]): Promise<number> {
-  const { db } = await getDb();
-  if (Object.keys(selection).every((key) => SUMMARY_FILTERS.has(key))) {
-    const shops = visibleShops(selection, access);
-    if (shops.length === 0) return 0;
-    let q = db.selectFrom("record_counts").where("kind", "=", kind).where("shop_code", "in", shops);
-    if (selection.file_date_from) q = q.where("file_date", ">=", selection.file_date_from);
-    if (selection.file_date_to) q = q.where("file_date", "<=", selection.file_date_to);
-    const row = await q.select((eb) => eb.fn.sum<number | string | null>("n").as("n")).executeTakeFirst();
-    return Number(row?.n ?? 0);
+const answeredBySummary = (selection: Selection) => Object.keys(selection).every((key) => SUMMARY_FILTERS.has(key));
+
+/** A compiled query as the reader threads take it. */
+const statement = (query: CompiledQuery, json?: RecordKind): ReadStatement => ({ sql: query.sql, parameters: query.parameters, json });
+
+function countQuery(db: Kysely<Database>, dialect: Dialect, kind: RecordKind, selection: Selection, shops: readonly string[]): ReadStatement {
+  if (answeredBySummary(selection)) return statement(countFromSummary(dialect, kind, shops, selection.file_date_from, selection.file_date_to).compile(db));
+  return statement(
+    (db.selectFrom(RECORD_TABLES[kind]).where(filtered(kind, selection, shops, "planner", dialect)) as unknown as Query)
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .compile(),
+  );
+}
+
+const countOf = (result: ReadResult | undefined) => Number((result as Row[] | undefined)?.[0]?.n ?? 0);
+
+/**
+ * The access path of a page on SQLite. With only scope and dates, the summary tells how many
+ * records match (m) of all there are (n, the ids are dense): walking the sort key's index reads
+ * about (offset + limit) * n / m entries, seeking reads the m records and sorts them.
+ */
+async function accessPath(read: Db["read"], db: Kysely<Database>, kind: RecordKind, request: SearchRequest, shops: readonly string[], count: ReadStatement): Promise<AccessPath> {
+  if (!answeredBySummary(request)) return "planner";
+  const column = SORT_COLUMNS[request.sortKey];
+  // One shop's index already holds its records in id and file-date order.
+  if (shops.length === 1 && (column === "id" || column === "shop_code" || column === "file_date")) return "seek";
+  const [matched, all] = await read([count, statement(db.selectFrom(RECORD_TABLES[kind]).select((eb) => eb.fn.max("id").as("n")).compile())]);
+  const m = countOf(matched);
+  const n = countOf(all);
+  if (m === 0) return "seek";
+  const walked = ((request.page * request.per_page + request.per_page) * n) / m;
+  // An index entry tested in passing costs a fraction of a record fetched and sorted.
+  return walked <= m * WALK_COST_RATIO ? "walk" : "seek";
+}
+
+const WALK_COST_RATIO = 8;
+
+/**
+ * The page's records. A walk first finds the page's ids in the sort key's index alone (it holds
+ * the scope and the file date, migration 004), skipping `offset` entries without reading a
+ * record, then reads just those records: a deferred join.
+ */
+function pageQuery(db: Kysely<Database>, dialect: Dialect, kind: RecordKind, request: SearchRequest, shops: readonly string[], path: AccessPath): CompiledQuery {
+  const table = RECORD_TABLES[kind];
+  const where = filtered(kind, request, shops, path, dialect);
+  const offset = request.page * request.per_page;
+  if (path !== "walk") {
+    return ordered((db.selectFrom(table).where(where) as unknown as Query).selectAll(), request).limit(request.per_page).offset(offset).compile();
   }
-  const row = await (db.selectFrom(RECORD_TABLES[kind]).where(filtered(kind, selection, access)) as unknown as Query)
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .executeTakeFirstOrThrow();
-  return Number((row as { n: number | string }).n);
+  const ids = ordered((db.selectFrom(table).where(where) as unknown as Query).select("id"), request).limit(request.per_page).offset(offset);
+  return ordered((db.selectFrom(table) as unknown as Query).where("id", "in", ids as never).selectAll(), request).compile();
 }
 
 export async function searchRecords(kind: RecordKind, request: SearchRequest, access: readonly string[]): Promise<SearchResult> {
-  const { db } = await getDb();
-  const base = db.selectFrom(RECORD_TABLES[kind]).where(filtered(kind, request, access)) as unknown as Query;
-  const [totalElements, rows] = await Promise.all([
-    countRecords(kind, request, access),
-    ordered(base.selectAll(), request)
-      .limit(request.per_page)
-      .offset(request.page * request.per_page)
-      .execute(),
-  ]);
+  const { db, dialect, read } = await getDb();
+  const shops = visibleShops(request, access);
+  const count = countQuery(db, dialect, kind, request, shops);
+  const path = dialect === "sqlite" ? await accessPath(read, db, kind, request, shops, count) : "planner";
+  const page = pageQuery(db, dialect, kind, request, shops, path);
+  const [counted, content] = await read([count, statement(page, kind)]);
+  const totalElements = countOf(counted);
   return {
-    rows: rows as RecordRow[],
+    content: content as string,
     totalElements,
     totalPages: Math.ceil(totalElements / request.per_page),
   };
@@ -117,17 +178,20 @@ export async function* iterateRecords(
   access: readonly string[],
   batchSize = 1000,
 ): AsyncGenerator<RecordRow[]> {
-  const { db } = await getDb();
+  const { db, dialect, read } = await getDb();
+  const shops = visibleShops(selection, access);
   const column = SORT_COLUMNS[selection.sortKey] as SortColumn;
   const desc = selection.sortOrder === "desc";
+  const first = { ...selection, page: 0, per_page: batchSize };
+  const path = dialect === "sqlite" ? await accessPath(read, db, kind, first, shops, countQuery(db, dialect, kind, selection, shops)) : "planner";
   let last: { value: unknown; id: number } | undefined;
   for (;;) {
-    let q = db.selectFrom(RECORD_TABLES[kind]).where(filtered(kind, selection, access)) as unknown as Query;
+    let q = db.selectFrom(RECORD_TABLES[kind]).where(filtered(kind, selection, shops, path, dialect)) as unknown as Query;
     if (last) {
       const after = last;
       q = q.where((eb) => afterKey(eb, column, desc, after.value, after.id));
     }
-    const rows = (await ordered(q.selectAll(), selection).limit(batchSize).execute()) as RecordRow[];
+    const [rows] = (await read([statement(ordered(q.selectAll(), selection).limit(batchSize).compile())])) as RecordRow[][];
     if (rows.length === 0) return;
     yield rows;
     if (rows.length < batchSize) return;

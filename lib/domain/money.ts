@@ -20,6 +20,12 @@ export function parseAmount(text: string): bigint | null {
 
 /** 1250 -> "12.50", -5 -> "-0.05". Accepts what either database driver returns for a BIGINT. */
 export function formatMinor(value: bigint | number | string): string {
+  if (typeof value === "number" && Number.isSafeInteger(value)) {
+    // Integer arithmetic on a safe integer is exact: the remainder first, then an exact division.
+    const abs = Math.abs(value);
+    const cents = abs % 100;
+    return `${value < 0 ? "-" : ""}${(abs - cents) / 100}.${cents < 10 ? "0" : ""}${cents}`;
+  }
   const minor = BigInt(value);
   const negative = minor < 0n;
   const abs = negative ? -minor : minor;
