@@ -6,7 +6,7 @@ import pg from "pg";
 import { contentJson } from "@/lib/api/serialize";
 import { databaseTarget, type DatabaseTarget } from "@/lib/config";
 import { type Dialect, migrateToLatest } from "./migrations";
-import type { ReadResult, ReadStatement, Row } from "./read";
+import { Memo, type ReadResult, type ReadStatement, type Row, runBatch } from "./read";
 import { sqliteReaderCount, SqliteReaders } from "./sqlite-readers";
 import type { Database } from "./schema";
 
@@ -102,7 +102,8 @@ export async function analyze(db: Db): Promise<void> {
     await sql`pragma analysis_limit = 0`.execute(db.db);
     await sql`analyze`.execute(db.db);
   } else {
-    await sql`analyze chargebacks, pre_arbitrations, record_counts`.execute(db.db);
+    // VACUUM also marks the new pages all-visible, which index-only scans need (queries.ts).
+    await sql`vacuum (analyze) chargebacks, pre_arbitrations, record_counts`.execute(db.db);
   }
 }
 
@@ -123,19 +124,16 @@ export async function openDatabase(url?: string, opts: { readers?: number } = {}
   }
   const readers = target.kind === "sqlite" && target.file !== ":memory:" && opts.readers ? new SqliteReaders(target.file, opts.readers) : undefined;
   // Without reader threads: the same statements on this connection (one transaction on SQLite).
-  const local = async (executor: Kysely<Database>, statements: readonly ReadStatement[]) => {
-    const results: ReadResult[] = [];
-    for (const s of statements) {
-      const { rows } = await executor.executeQuery<Row>(CompiledQuery.raw(s.sql, [...s.parameters]));
-      results.push(s.json ? contentJson(s.json, rows) : rows);
-    }
-    return results;
+  const memo = new Memo();
+  const runOn = (executor: Kysely<Database>) => async (s: ReadStatement) => {
+    const { rows } = await executor.executeQuery<Row>(CompiledQuery.raw(s.sql, [...s.parameters]));
+    return s.json ? contentJson(s.json, rows) : rows;
   };
   const read: Db["read"] = readers
     ? (statements) => readers.run(statements)
     : dialect === "postgres"
-      ? (statements) => Promise.all(statements.map(async (s) => (await local(db, [s]))[0]))
-      : (statements) => db.transaction().execute((trx) => local(trx, statements));
+      ? (statements) => runBatch(statements, memo, runOn(db), { concurrent: true })
+      : (statements) => db.transaction().execute((trx) => runBatch(statements, memo, runOn(trx)));
   return {
     db,
     dialect,

@@ -3,7 +3,7 @@ import { type CompiledQuery, type Expression, type ExpressionBuilder, type Kysel
 import type { RecordKind } from "@/lib/domain/fields";
 import { type SearchRequest, SORT_KEY_COLUMNS, type SortKey } from "@/lib/schemas/search";
 import { type Db, getDb } from "./db";
-import type { ReadResult, ReadStatement, Row } from "./read";
+import { type ReadResult, type ReadStatement, type Row, VERSION_STATEMENT } from "./read";
 import type { Dialect } from "./migrations";
 import { countFromSummary } from "./record-counts";
 import { type Database, RECORD_TABLES, type RecordTable } from "./schema";
@@ -103,14 +103,17 @@ const SUMMARY_FILTERS = new Set(["shop_codes", "file_date_from", "file_date_to",
 const answeredBySummary = (selection: Selection) => Object.keys(selection).every((key) => SUMMARY_FILTERS.has(key));
 
 /** A compiled query as the reader threads take it. */
-const statement = (query: CompiledQuery, json?: RecordKind): ReadStatement => ({ sql: query.sql, parameters: query.parameters, json });
+const statement = (query: CompiledQuery, opts: { json?: RecordKind; memo?: true } = {}): ReadStatement => ({ sql: query.sql, parameters: query.parameters, ...opts });
 
 function countQuery(db: Kysely<Database>, dialect: Dialect, kind: RecordKind, selection: Selection, shops: readonly string[]): ReadStatement {
-  if (answeredBySummary(selection)) return statement(countFromSummary(dialect, kind, shops, selection.file_date_from, selection.file_date_to).compile(db));
+  // Exact totals are remembered per data version (lib/data/read.ts): paging through a large
+  // filtered selection counts it once.
+  if (answeredBySummary(selection)) return statement(countFromSummary(dialect, kind, shops, selection.file_date_from, selection.file_date_to).compile(db), { memo: true });
   return statement(
     (db.selectFrom(RECORD_TABLES[kind]).where(filtered(kind, selection, shops, "planner", dialect)) as unknown as Query)
       .select((eb) => eb.fn.countAll<number>().as("n"))
       .compile(),
+    { memo: true },
   );
 }
 
@@ -126,7 +129,7 @@ async function accessPath(read: Db["read"], db: Kysely<Database>, kind: RecordKi
   const column = SORT_COLUMNS[request.sortKey];
   // One shop's index already holds its records in id and file-date order.
   if (shops.length === 1 && (column === "id" || column === "shop_code" || column === "file_date")) return "seek";
-  const [matched, all] = await read([count, statement(db.selectFrom(RECORD_TABLES[kind]).select((eb) => eb.fn.max("id").as("n")).compile())]);
+  const [, matched, all] = await read([VERSION_STATEMENT, count, statement(db.selectFrom(RECORD_TABLES[kind]).select((eb) => eb.fn.max("id").as("n")).compile(), { memo: true })]);
   const m = countOf(matched);
   const n = countOf(all);
   if (m === 0) return "seek";
@@ -146,7 +149,9 @@ function pageQuery(db: Kysely<Database>, dialect: Dialect, kind: RecordKind, req
   const table = RECORD_TABLES[kind];
   const where = filtered(kind, request, shops, path, dialect);
   const offset = request.page * request.per_page;
-  if (path !== "walk") {
+  // PostgreSQL picks its own path; the deferred join lets it walk an index without visiting the
+  // table (an index-only scan) until the page's ids are known.
+  if (path !== "walk" && dialect !== "postgres") {
     return ordered((db.selectFrom(table).where(where) as unknown as Query).selectAll(), request).limit(request.per_page).offset(offset).compile();
   }
   const ids = ordered((db.selectFrom(table).where(where) as unknown as Query).select("id"), request).limit(request.per_page).offset(offset);
@@ -159,7 +164,7 @@ export async function searchRecords(kind: RecordKind, request: SearchRequest, ac
   const count = countQuery(db, dialect, kind, request, shops);
   const path = dialect === "sqlite" ? await accessPath(read, db, kind, request, shops, count) : "planner";
   const page = pageQuery(db, dialect, kind, request, shops, path);
-  const [counted, content] = await read([count, statement(page, kind)]);
+  const [, counted, content] = await read([VERSION_STATEMENT, count, statement(page, { json: kind })]);
   const totalElements = countOf(counted);
   return {
     content: content as string,

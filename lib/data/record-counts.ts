@@ -14,21 +14,34 @@ import type { Database } from "./schema";
 /**
  * Adds one imported file's records to the summary. Every record of a file has the file's date,
  * so a file adds `perShop` records to each shop on one day and to the running totals of that
- * day and every later day. Call it inside the import's transaction, so the summary and the rows
- * commit together.
+ * day and every later day. Two statements whatever the number of shops. Call it inside the
+ * import's transaction, so the summary and the rows commit together.
  */
-export async function addFileToRecordCounts(trx: Kysely<Database>, kind: RecordKind, fileDate: string, perShop: ReadonlyMap<string, number>): Promise<void> {
-  for (const [shop, n] of perShop) {
-    const earlier = sql<number>`(select rc.cum from record_counts rc
-      where rc.kind = ${kind} and rc.shop_code = ${shop} and rc.file_date < ${fileDate}
-      order by rc.file_date desc limit 1)`;
-    await sql`insert into record_counts (kind, shop_code, file_date, n, cum)
-      values (${kind}, ${shop}, ${fileDate}, ${n}, ${n} + coalesce(${earlier}, 0))
-      on conflict (kind, shop_code, file_date) do update set n = record_counts.n + excluded.n, cum = record_counts.cum + excluded.n`.execute(trx);
-    // Daily files arrive in date order, so this usually touches nothing.
-    await sql`update record_counts set cum = cum + ${n}
-      where kind = ${kind} and shop_code = ${shop} and file_date > ${fileDate}`.execute(trx);
-  }
+export async function addFileToRecordCounts(
+  trx: Kysely<Database>,
+  dialect: Dialect,
+  kind: RecordKind,
+  fileDate: string,
+  perShop: ReadonlyMap<string, number>,
+): Promise<void> {
+  if (perShop.size === 0) return;
+  const shops = [...perShop.keys()];
+  const counts = [...perShop.values()];
+  // (shop, n) of this file, as a derived table from two bound values.
+  const file =
+    dialect === "postgres"
+      ? sql`(select * from unnest(${shops}::text[], ${counts}::bigint[]) as f(shop, n))`
+      : sql`(select key as shop, value as n from json_each(${JSON.stringify(Object.fromEntries(perShop))}))`;
+  const earlier = sql`(select rc.cum from record_counts rc
+    where rc.kind = ${kind} and rc.shop_code = f.shop and rc.file_date < ${fileDate}
+    order by rc.file_date desc limit 1)`;
+  // "where true" lets SQLite read the ON CONFLICT clause of an INSERT ... SELECT.
+  await sql`insert into record_counts (kind, shop_code, file_date, n, cum)
+    select ${kind}, f.shop, ${fileDate}, f.n, f.n + coalesce(${earlier}, 0) from ${file} as f where true
+    on conflict (kind, shop_code, file_date) do update set n = record_counts.n + excluded.n, cum = record_counts.cum + excluded.n`.execute(trx);
+  // Daily files arrive in date order, so this usually touches nothing.
+  await sql`update record_counts set cum = cum + f.n from ${file} as f
+    where record_counts.kind = ${kind} and record_counts.shop_code = f.shop and record_counts.file_date > ${fileDate}`.execute(trx);
 }
 
 /** The running total of a shop at the last file date on or before (`<=`) or before (`<`) a date. */

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import BetterSqlite3 from "better-sqlite3";
 import { contentJsonOfArrays } from "@/lib/api/serialize";
-import type { ReadStatement } from "./read";
+import { Memo, type ReadResult, type ReadStatement, type Row, runBatch } from "./read";
 
 /**
  * A read-only SQLite connection on a thread of its own (see sqlite-readers.ts). It also writes
@@ -29,18 +29,22 @@ function prepared(text: string): BetterSqlite3.Statement {
 const begin = db.prepare("begin");
 const commit = db.prepare("commit");
 
-parentPort!.on("message", ({ id, statements: batch }: { id: number; statements: ReadStatement[] }) => {
+const memo = new Memo();
+
+function run({ sql, parameters, json }: ReadStatement): ReadResult {
+  const statement = prepared(sql);
+  if (!json) return statement.raw(false).all(parameters as unknown[]) as Row[];
+  // Rows as arrays: half the cost of building an object per row.
+  const rows = statement.raw(true).all(parameters as unknown[]) as unknown[][];
+  return contentJsonOfArrays(json, statement.columns().map((c) => c.name), rows);
+}
+
+parentPort!.on("message", async ({ id, statements: batch }: { id: number; statements: ReadStatement[] }) => {
   try {
     begin.run();
     try {
-      const results = batch.map(({ sql, parameters, json }) => {
-        const statement = prepared(sql);
-        if (!json) return statement.raw(false).all(parameters as unknown[]);
-        // Rows as arrays: half the cost of building an object per row.
-        const rows = statement.raw(true).all(parameters as unknown[]) as unknown[][];
-        return contentJsonOfArrays(json, statement.columns().map((c) => c.name), rows);
-      });
-      parentPort!.postMessage({ id, results });
+      // run() is synchronous, so no other message is handled before this batch commits.
+      parentPort!.postMessage({ id, results: await runBatch(batch, memo, run) });
     } finally {
       commit.run();
     }

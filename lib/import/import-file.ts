@@ -206,6 +206,6 @@ async function loadFile(db: Db, trx: Kysely<Database>, file: string, target: Tar
   }
   await writer.flush();
   await trx.updateTable("imported_files").set({ record_count: count }).where("id", "=", fileId).execute();
-  await addFileToRecordCounts(trx, target.kind, target.fileDate, perShop);
+  await addFileToRecordCounts(trx, db.dialect, target.kind, target.fileDate, perShop);
   return count;
 }
