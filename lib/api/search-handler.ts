@@ -29,7 +29,7 @@ export function searchRoute(kind: RecordKind) {
       const outside = (parsed.request.shop_codes ?? []).filter((code) => !caller.access.includes(code));
       if (outside.length > 0) throw new ApiError(403, `shop_codes names shops outside your access list: ${outside.join(", ")}`);
       const result = await searchRecords(kind, parsed.request, caller.access);
-      return new Response(envelopeJson(result.content, result.totalPages, result.totalElements), {
+      return new Response(envelopeJson(result.content, result.totalPages, result.totalElements) as BodyInit, {
         headers: { "Content-Type": "application/json", "Cache-Control": "no-store" },
       });
     } catch (err) {

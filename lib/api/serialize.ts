@@ -66,8 +66,12 @@ export function contentJsonOfArrays(kind: RecordKind, columns: readonly string[]
 }
 
 /** The page envelope of CONTRACT 1.3 around a `contentJson` array. */
-export function envelopeJson(content: string, totalPages: number, totalElements: number): string {
-  return `{"content":${content},"totalPages":${totalPages},"totalElements":${totalElements}}`;
+export function envelopeJson(content: string, totalPages: number, totalElements: number): string;
+export function envelopeJson(content: string | Uint8Array, totalPages: number, totalElements: number): string | Uint8Array;
+export function envelopeJson(content: string | Uint8Array, totalPages: number, totalElements: number): string | Uint8Array {
+  const tail = `,"totalPages":${totalPages},"totalElements":${totalElements}}`;
+  if (typeof content === "string") return `{"content":${content}${tail}`;
+  return Buffer.concat([Buffer.from('{"content":'), content, Buffer.from(tail)]);
 }
 
 export function pageJson(kind: RecordKind, rows: Record<string, unknown>[], totalPages: number, totalElements: number): string {

@@ -91,8 +91,8 @@ function ordered(query: Query, selection: Selection): Query {
 }
 
 export interface SearchResult {
-  /** the page's records as a JSON array (lib/api/serialize.ts) */
-  content: string;
+  /** the page's records as a JSON array (lib/api/serialize.ts), as text or UTF-8 */
+  content: string | Uint8Array;
   totalElements: number;
   totalPages: number;
 }
@@ -167,7 +167,7 @@ export async function searchRecords(kind: RecordKind, request: SearchRequest, ac
   const [, counted, content] = await read([VERSION_STATEMENT, count, statement(page, { json: kind })]);
   const totalElements = countOf(counted);
   return {
-    content: content as string,
+    content: content as string | Uint8Array,
     totalElements,
     totalPages: Math.ceil(totalElements / request.per_page),
   };

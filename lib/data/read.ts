@@ -16,8 +16,8 @@ export interface ReadStatement {
 
 export type Row = Record<string, unknown>;
 
-/** Rows of a statement, or their JSON text when the statement asked for it. */
-export type ReadResult = Row[] | string;
+/** Rows of a statement, or their JSON (text, or UTF-8 from a reader thread) when it asked for it. */
+export type ReadResult = Row[] | string | Uint8Array;
 
 /**
  * Remembered results (exact totals) per data version. Records change only through imports, and

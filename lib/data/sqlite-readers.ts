@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { ConfigError } from "@/lib/config";
@@ -63,8 +64,10 @@ class ReaderThread {
   }
 }
 
-// Loaded by path from the project root, where `next start`, the commands and the tests all run.
-const WORKER_FILE = path.resolve(/* turbopackIgnore: true */ process.cwd(), process.env.SQLITE_READER_WORKER ?? "lib/data/sqlite-reader.worker.mjs");
+// Loaded by path from the project root, where `next start`, the commands and the tests all run:
+// the bundle next.config.mjs builds, or else the TypeScript source through tsx.
+const BUNDLE = path.resolve(/* turbopackIgnore: true */ process.cwd(), ".worker/sqlite-reader.worker.cjs");
+const WORKER_FILE = fs.existsSync(BUNDLE) ? BUNDLE : path.resolve(/* turbopackIgnore: true */ process.cwd(), "lib/data/sqlite-reader.worker.mjs");
 
 export class SqliteReaders {
   private threads: ReaderThread[];
