@@ -124,18 +124,25 @@ const countOf = (result: ReadResult | undefined) => Number((result as Row[] | un
  * records match (m) of all there are (n, the ids are dense): walking the sort key's index reads
  * about (offset + limit) * n / m entries, seeking reads the m records and sorts them.
  */
-async function accessPath(read: Db["read"], db: Kysely<Database>, kind: RecordKind, request: SearchRequest, shops: readonly string[], count: ReadStatement): Promise<AccessPath> {
-  if (!answeredBySummary(request)) return "planner";
+async function accessPath(
+  read: Db["read"],
+  db: Kysely<Database>,
+  kind: RecordKind,
+  request: SearchRequest,
+  shops: readonly string[],
+  count: ReadStatement,
+): Promise<{ path: AccessPath; matched?: number }> {
+  if (!answeredBySummary(request)) return { path: "planner" };
   const column = SORT_COLUMNS[request.sortKey];
   // One shop's index already holds its records in id and file-date order.
-  if (shops.length === 1 && (column === "id" || column === "shop_code" || column === "file_date")) return "seek";
+  if (shops.length === 1 && (column === "id" || column === "shop_code" || column === "file_date")) return { path: "seek" };
   const [, matched, all] = await read([VERSION_STATEMENT, count, statement(db.selectFrom(RECORD_TABLES[kind]).select((eb) => eb.fn.max("id").as("n")).compile(), { memo: true })]);
   const m = countOf(matched);
   const n = countOf(all);
-  if (m === 0) return "seek";
+  if (m === 0) return { path: "seek", matched: m };
   const walked = ((request.page * request.per_page + request.per_page) * n) / m;
   // An index entry tested in passing costs a fraction of a record fetched and sorted.
-  return walked <= m * WALK_COST_RATIO ? "walk" : "seek";
+  return { path: walked <= m * WALK_COST_RATIO ? "walk" : "seek", matched: m };
 }
 
 const WALK_COST_RATIO = 8;
@@ -162,7 +169,11 @@ export async function searchRecords(kind: RecordKind, request: SearchRequest, ac
   const { db, dialect, read } = await getDb();
   const shops = visibleShops(request, access);
   const count = countQuery(db, dialect, kind, request, shops);
-  const path = dialect === "sqlite" ? await accessPath(read, db, kind, request, shops, count) : "planner";
+  const { path, matched } = dialect === "sqlite" ? await accessPath(read, db, kind, request, shops, count) : { path: "planner" as const, matched: undefined };
+  // A page past the end is empty, with the totals (CONTRACT 1.3): nothing to look for.
+  if (matched !== undefined && request.page * request.per_page >= matched) {
+    return { content: "[]", totalElements: matched, totalPages: Math.ceil(matched / request.per_page) };
+  }
   const page = pageQuery(db, dialect, kind, request, shops, path);
   const [, counted, content] = await read([VERSION_STATEMENT, count, statement(page, { json: kind })]);
   const totalElements = countOf(counted);
@@ -188,7 +199,7 @@ export async function* iterateRecords(
   const column = SORT_COLUMNS[selection.sortKey] as SortColumn;
   const desc = selection.sortOrder === "desc";
   const first = { ...selection, page: 0, per_page: batchSize };
-  const path = dialect === "sqlite" ? await accessPath(read, db, kind, first, shops, countQuery(db, dialect, kind, selection, shops)) : "planner";
+  const { path } = dialect === "sqlite" ? await accessPath(read, db, kind, first, shops, countQuery(db, dialect, kind, selection, shops)) : { path: "planner" as const };
   let last: { value: unknown; id: number } | undefined;
   for (;;) {
     let q = db.selectFrom(RECORD_TABLES[kind]).where(filtered(kind, selection, shops, path, dialect)) as unknown as Query;

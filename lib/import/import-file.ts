@@ -7,10 +7,10 @@ import type { Db } from "@/lib/data/db";
 import { addFileToRecordCounts } from "@/lib/data/record-counts";
 import { type Database, RECORD_TABLES } from "@/lib/data/schema";
 import { FIELDS_BY_KIND } from "@/lib/domain/fields";
-import { CsvSyntaxError, csvRecords } from "./csv-records";
 import { FILE_NAME_RULE, type FileName, parseFileName } from "./file-name";
 import { rowWriter } from "./insert-rows";
-import { checkHeader, type Problem, rowValidator, type RowValues } from "./validate";
+import { checkedBatches } from "./parallel-rows";
+import type { Problem } from "./validate";
 
 /**
  * One acquirer file into the database (CONTRACT 6), in one transaction: it loads whole or not at
@@ -158,48 +158,28 @@ async function loadFile(db: Db, trx: Kysely<Database>, file: string, target: Tar
   ];
   const writer = rowWriter(db, trx, table, columns);
 
-  const validator = rowValidator(target.kind);
-  let positions: number[] | undefined;
-  let width = 0;
   let count = 0;
   const perShop = new Map<string, number>();
-  try {
-    for await (const { cells, line } of csvRecords(file)) {
-      if (!positions) {
-        const header = checkHeader(cells, validator.columns, line);
-        if ("problems" in header) {
-          header.problems.forEach(report);
-          break;
-        }
-        positions = header.positions;
-        width = cells.length;
-        continue;
-      }
-      if (cells.length !== width) {
-        report({ line, field: "row", message: `has ${cells.length} cells; the header has ${width}` });
-        continue;
-      }
-      const result = validator.validate(
-        positions.map((p) => cells[p]),
-        line,
-      );
-      if ("problems" in result) {
-        result.problems.forEach(report);
+  for await (const batch of checkedBatches(file, target.kind)) {
+    for (const row of batch) {
+      if ("problems" in row) {
+        row.problems.forEach(report);
         continue;
       }
       count++;
       // After the first problem nothing more is written: the transaction rolls back anyway.
       if (problems === 0) {
-        const shop = result.values.shop_code as string;
+        const values = row.values;
+        const shop = values.shop_code as string;
         perShop.set(shop, (perShop.get(shop) ?? 0) + 1);
-        await writer.add({ ...result.values, id: nextId++, file_id: fileId, bank_id: target.bankId, file_date: target.fileDate });
+        values.id = nextId++;
+        values.file_id = fileId;
+        values.bank_id = target.bankId;
+        values.file_date = target.fileDate;
+        await writer.add(values);
       }
     }
-  } catch (err) {
-    if (!(err instanceof CsvSyntaxError)) throw err;
-    report({ line: err.line, field: "csv", message: err.message });
   }
-  if (!positions && problems === 0) report({ line: 1, field: "header", message: "the file is empty; a header row is required" });
   if (problems > 0) {
     if (problems > MAX_PRINTED_PROBLEMS) log(`${file}: ... and ${problems - MAX_PRINTED_PROBLEMS} more problems`);
     throw new Rejected(problems);
