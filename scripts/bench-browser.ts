@@ -1,0 +1,144 @@
+/**
+ * npm run bench:browser -- --url http://127.0.0.1:3000 --email a@b.c --password-stdin [--shop CODE] [--runs 20]
+ *
+ * The dashboard in Debian's Chromium against a running `npm start` (a loaded database): the
+ * JavaScript /chargebacks loads (gzipped bytes on the wire), how long a file-date filter takes
+ * from typing until its total and rows are on screen (p95 over --runs), a 1000-row page until rendered, and a drawer until open.
+ * The password is read from standard input; traffic goes only to --url, which must be loopback.
+ */
+import fs from "node:fs";
+import zlib from "node:zlib";
+import { chromium, type Page } from "@playwright/test";
+
+interface Options {
+  url: string;
+  email: string;
+  password: string;
+  shop?: string;
+  runs: number;
+}
+
+function options(argv: string[]): Options {
+  const value = (name: string) => {
+    const i = argv.indexOf(`--${name}`);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const url = value("url") ?? "http://127.0.0.1:3000";
+  if (!/^http:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?$/.test(url)) throw new Error("--url must be a loopback address such as http://127.0.0.1:3000");
+  const email = value("email");
+  if (!email) throw new Error("--email is required");
+  if (!argv.includes("--password-stdin")) throw new Error("--password-stdin is required (the password is read from standard input)");
+  const password = fs.readFileSync(0, "utf8").split(/\r?\n/)[0];
+  const runs = Number(value("runs") ?? 20);
+  if (!Number.isSafeInteger(runs) || runs < 1 || runs > 500) throw new Error("--runs must be a whole number from 1 to 500");
+  return { url, email, password, shop: value("shop"), runs };
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+};
+
+/** Rows on screen, no skeleton left, and the range line says what the grid shows. */
+async function gridSettled(page: Page) {
+  await page.locator("tbody tr[data-row-index]").first().waitFor({ state: "visible" });
+  await page.getByTestId("skeleton-row").first().waitFor({ state: "detached" }).catch(() => {});
+}
+
+async function main() {
+  const opts = options(process.argv.slice(2));
+  const executablePath = fs.existsSync("/usr/bin/chromium") ? "/usr/bin/chromium" : undefined;
+  const browser = await chromium.launch({
+    executablePath,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    await page.goto(`${opts.url}/login?next=%2Fchargebacks`);
+    await page.getByLabel("E-mail address").fill(opts.email);
+    await page.getByLabel("Password").fill(opts.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL((u) => !u.pathname.startsWith("/login"));
+
+    // JavaScript of a cold load of /chargebacks, gzipped as it would travel.
+    const scripts = new Map<string, number>();
+    const fresh = await browser.newContext({ storageState: await page.context().storageState() });
+    const cold = await fresh.newPage();
+    cold.on("response", async (res) => {
+      if (res.request().resourceType() !== "script") return;
+      try {
+        scripts.set(res.url(), zlib.gzipSync(await res.body(), { level: 9 }).length);
+      } catch {
+        // a script that failed to load is not counted
+      }
+    });
+    await cold.goto(`${opts.url}/chargebacks`, { waitUntil: "networkidle" });
+    await gridSettled(cold);
+    await fresh.close();
+    const jsGzipKb = [...scripts.values()].reduce((a, b) => a + b, 0) / 1024;
+
+    // A filter: the file-date field, from typing to the new total and rows on screen.
+    await page.goto(`${opts.url}/chargebacks`);
+    await gridSettled(page);
+    const filterMs: number[] = [];
+    const shops = opts.shop ? [opts.shop] : [];
+    const range = page.getByTestId("row-range");
+    for (let i = 0; i < opts.runs; i++) {
+      // Each run a different first date, so the total on screen changes when the rows arrive.
+      const from = `2025-${String(1 + (i % 12)).padStart(2, "0")}-${String(1 + Math.floor(i / 12)).padStart(2, "0")}`;
+      const before = await range.textContent();
+      const t0 = performance.now();
+      await page.getByLabel("File date from").fill(from);
+      await page.waitForFunction(
+        (old) => {
+          const now = document.querySelector('[data-testid="row-range"]')?.textContent;
+          return now && now !== old && !document.querySelector('[data-testid="skeleton-row"]');
+        },
+        before,
+        { polling: "raf" },
+      );
+      filterMs.push(performance.now() - t0);
+    }
+
+    // 1000 rows a page, from navigation to the last row rendered in the virtual table.
+    const pageMs: number[] = [];
+    for (let i = 0; i < Math.min(opts.runs, 10); i++) {
+      const t0 = performance.now();
+      await page.goto(`${opts.url}/chargebacks?size=1000&page=${i + 1}${shops.map((s) => `&shops=${s}`).join("")}`);
+      await gridSettled(page);
+      pageMs.push(performance.now() - t0);
+    }
+
+    // The drawer: a click on a row until the dialog is visible.
+    await page.goto(`${opts.url}/chargebacks`);
+    await gridSettled(page);
+    const drawerMs: number[] = [];
+    for (let i = 0; i < opts.runs; i++) {
+      const t0 = performance.now();
+      await page.locator("tbody tr[data-row-index]").nth(i % 10).click();
+      await page.getByRole("dialog").waitFor({ state: "visible" });
+      drawerMs.push(performance.now() - t0);
+      await page.keyboard.press("Escape");
+      await page.getByRole("dialog").waitFor({ state: "detached" });
+    }
+
+    const result = {
+      jsGzipKb: Math.round(jsGzipKb),
+      scripts: scripts.size,
+      filterP95Ms: Math.round(percentile(filterMs, 95)),
+      filterP50Ms: Math.round(percentile(filterMs, 50)),
+      page1000P95Ms: Math.round(percentile(pageMs, 95)),
+      page1000P50Ms: Math.round(percentile(pageMs, 50)),
+      drawerP95Ms: Math.round(percentile(drawerMs, 95)),
+      drawerP50Ms: Math.round(percentile(drawerMs, 50)),
+    };
+    console.log(JSON.stringify(result, null, 2));
+  } finally {
+    await browser.close();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(`bench:browser: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});
