@@ -1,60 +1,105 @@
 /**
- * npm run bench -- [--records 1000000] [--seconds 10] [--concurrency 8]
- * 1. generates demo acquirer files once, 2. imports them (rows/s, peak RSS of the import),
- * 3. benchmarks the API on that database with `next start` (run `npm run build` first).
+ * npm run bench -- [--chargebacks 1000000] [--cases 200000] [--shops 200] [--merchants 50]
+ *   [--parents 10] [--days 730] [--seed 7] [--backend sqlite|postgres|both] [--seconds 10]
+ *   [--concurrency 16] [--smoke] [--out bench/results]
+ *
+ * The shapes of issue 7 on the production server (`npm run build` first), as ratios of floors
+ * measured in the same run:
+ * 1. generates a history of daily files (every calendar day up to 2026-10-30) over a synthetic
+ *    hierarchy of shops, merchants and parents, one single large chargeback file, and a file to
+ *    import while reads run;
+ * 2. per backend, imports the history (records/s, peak RSS) and the single file into a fresh
+ *    database; creates credentials for 1, 3 and all shops; runs each class's ideal SQL directly
+ *    (floor 2);
+ * 3. starts `next start` on 127.0.0.1 and measures the unauthenticated 401 path (floor 1), every
+ *    class on both endpoints at the given concurrency after a warm-up, single requests alone, a
+ *    mixed run (default pages beside 1000-row pages) and signed reads while `npm run import`
+ *    loads a file (all-or-nothing totals);
+ * 4. prints one table per backend and writes JSON to <out>/<backend>-<records>-<time>.json and
+ *    <out>/latest-<backend>.json (a --smoke run writes smoke-... files).
+ *
  * SQLite always; PostgreSQL too when BENCH_DATABASE_URL names an empty database, or
- * TEST_DATABASE_URL names a server where a scratch database can be made (and is dropped after).
- * The import alone: npx tsx scripts/bench/import.ts --records N
+ * TEST_DATABASE_URL a server where scratch databases may be created (they are dropped after).
+ * --smoke: a few thousand records and about a second per class, to check that it all works.
  */
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { openDatabase } from "@/lib/data/db";
-import { generateDemoFiles } from "@/lib/demo/generate";
-import { importPaths } from "@/lib/import";
-import { benchApi } from "./bench/api";
-import { measured, scratchPostgres } from "./bench/import";
+import { generateBenchFiles } from "./bench/data";
+import { parseOptions, USAGE, UsageError } from "./bench/options";
+import { type BenchRun, formatRun, machineInfo, writeRun } from "./bench/report";
+import { Cleanup, runBackend } from "./bench/run";
+import { killGroupNow, ROOT } from "./bench/server";
 
-function option(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i < 0) return fallback;
-  const value = Number(process.argv[i + 1]);
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`--${name} must be a whole number of at least 1`);
-  return value;
-}
+async function main(cleanup: Cleanup): Promise<void> {
+  const parsed = parseOptions(process.argv.slice(2));
+  if (parsed === "help") return console.log(USAGE);
+  const opts = parsed;
+  if (!fs.existsSync(path.join(ROOT, ".next/BUILD_ID"))) throw new Error("no production build: run `npm run build` first");
 
-async function main() {
-  if (!fs.existsSync(".next/BUILD_ID")) throw new Error("run `npm run build` first: the API benchmark serves the production build");
-  const records = option("records", 1_000_000);
+  const startedAt = new Date().toISOString();
+  const machine = machineInfo();
+  // One key for the credentials this run creates, shared with the server and the import it starts.
+  process.env.APP_SECRET = crypto.randomBytes(24).toString("hex");
+
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "disputes-bench-"));
-  const scratch = !process.env.BENCH_DATABASE_URL && process.env.TEST_DATABASE_URL ? await scratchPostgres(process.env.TEST_DATABASE_URL) : undefined;
-  try {
-    const generated = await measured(async () =>
-      generateDemoFiles({ out: path.join(dir, "files"), seed: 7, chargebacks: records, preArbitrations: Math.round(records / 5), end: "2026-10-30", days: 365 }),
-    );
-    const { files } = generated.result;
-    const bytes = files.reduce((n, f) => n + fs.statSync(f).size, 0);
-    console.log(`generated ${files.length} files, ${(bytes / 1048576).toFixed(0)} MB in ${generated.seconds.toFixed(1)} s`);
+  cleanup.add("temporary folder", () => fs.rmSync(dir, { recursive: true, force: true }));
+  console.log(`· generating ${opts.chargebacks} chargebacks and ${opts.cases} cases over ${opts.days} days, ${opts.shops} shops`);
+  const files = await generateBenchFiles(opts, dir);
+  console.log(`· ${files.history.length} files, ${Math.round(files.historyBytes / 1048576)} MB, in ${files.generationSeconds.toFixed(1)} s`);
 
-    const postgres = process.env.BENCH_DATABASE_URL ?? scratch?.url;
-    for (const url of [`file:${path.join(dir, "bench.sqlite")}`, ...(postgres ? [postgres] : [])]) {
-      const db = await openDatabase(url);
-      const run = await measured(() => importPaths(db, files, () => {}));
-      await db.close();
-      if (!run.result.ok) throw new Error("the import refused a file");
-      const total = run.result.results.reduce((n, r) => n + (r.status === "imported" ? r.records : 0), 0);
-      console.log(
-        `\nimport into ${db.dialect}: ${total} records in ${run.seconds.toFixed(1)} s = ${Math.round(total / run.seconds)} records/s, peak RSS ${Math.round(run.peakRss / 1048576)} MB`,
-      );
-      await benchApi({ records, databaseUrl: url, seconds: option("seconds", 10), concurrency: option("concurrency", 8) });
-    }
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-    await scratch?.drop();
+  for (const backend of opts.backends) {
+    const result = await runBackend(backend, opts, files, dir, cleanup);
+    const run: BenchRun = {
+      version: 1,
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      mode: opts.smoke ? "smoke" : "full",
+      options: opts,
+      machine,
+      data: {
+        chargebacks: opts.chargebacks,
+        cases: opts.cases,
+        shops: opts.shops,
+        merchants: opts.merchants,
+        parents: opts.parents,
+        firstDate: files.firstDate,
+        lastDate: files.lastDate,
+        dailyFiles: files.history.length,
+        megabytes: Math.round(files.historyBytes / 1048576),
+        generationSeconds: Math.round(files.generationSeconds * 10) / 10,
+      },
+      result,
+    };
+    console.log(formatRun(run));
+    for (const file of writeRun(run, opts.out)) console.log(`wrote ${path.relative(process.cwd(), file) || file}`);
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(`bench: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
+const cleanup = new Cleanup();
+let interrupted = false;
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  process.on(signal, () => {
+    if (interrupted) return;
+    interrupted = true;
+    console.error(`bench: ${signal}, cleaning up`);
+    void cleanup.runAll().finally(() => process.exit(130));
+  });
+}
+// Whatever happens, no server or import started here outlives the benchmark.
+process.on("exit", () => {
+  for (const child of cleanup.children) killGroupNow(child);
 });
+
+main(cleanup).then(
+  async () => {
+    await cleanup.runAll();
+    process.exit(0);
+  },
+  async (err: unknown) => {
+    console.error(`bench: ${err instanceof Error ? err.message : String(err)}`);
+    await cleanup.runAll();
+    process.exit(err instanceof UsageError ? 2 : 1);
+  },
+);

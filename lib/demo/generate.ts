@@ -20,6 +20,18 @@ export interface DemoOptions {
   start?: string;
   /** calendar days the files span, ending at `end`; default 120 (ignored when `start` is given) */
   days?: number;
+  /**
+   * Number of shops. Default: the 15 demo shops under 8 merchants under 3 parents. When given, a
+   * synthetic hierarchy is made instead: shops `shop-0001`, ... spread over `merchants` merchants
+   * (`MID0000001`, ...), spread over `parents` parent merchants (`PM-0001`, ...).
+   */
+  shops?: number;
+  /** merchants of the synthetic hierarchy (needs `shops`); default a quarter of the shops */
+  merchants?: number;
+  /** parent merchants of the synthetic hierarchy (needs `shops`); default a fifth of the merchants */
+  parents?: number;
+  /** a chargeback file for every calendar day, weekends too; default business days only */
+  everyDay?: boolean;
 }
 
 export interface DemoResult {
@@ -92,6 +104,52 @@ export const DEMO_SHOPS: DemoShop[] = MERCHANTS.flatMap((m, mi) =>
     iban: `LV${String(10 + mi).padStart(2, "0")}HABA05510000${String(mi + 1).padStart(5, "0")}`,
   })),
 );
+
+const SYNTHETIC_PLACES = [
+  ["RIGA", "LV", "EUR"],
+  ["WARSAW", "PL", "PLN"],
+  ["TALLINN", "EE", "EUR"],
+  ["LONDON", "GB", "GBP"],
+  ["STOCKHOLM", "SE", "SEK"],
+  ["VILNIUS", "LT", "EUR"],
+  ["NEW YORK", "US", "USD"],
+  ["AMSTERDAM", "NL", "EUR"],
+] as const;
+const SYNTHETIC_MCCS = ["5712", "5941", "4511", "7011", "7512", "5999", "5815", "5411", "5732"] as const;
+
+const pad = (n: number, width: number) => String(n).padStart(width, "0");
+
+const defaultMerchants = (shops: number) => Math.max(1, Math.round(shops / 4));
+const defaultParents = (merchants: number) => Math.max(1, Math.round(merchants / 5));
+
+/**
+ * A deterministic hierarchy of `shops` shops over `merchants` merchants over `parents` parent
+ * merchants, round robin: shop i belongs to merchant i mod merchants, merchant j to parent
+ * j mod parents. Currencies, MCCs and countries vary by merchant.
+ */
+export function syntheticShops(shops: number, merchants = defaultMerchants(shops), parents = defaultParents(merchants)): DemoShop[] {
+  const whole = (name: string, value: number, max: number, bound: string) => {
+    if (!Number.isSafeInteger(value) || value < 1 || value > max) throw new Error(`${name} must be a whole number from 1 to ${max}${bound}`);
+  };
+  whole("shops", shops, 1_000_000, "");
+  whole("merchants", merchants, shops, " (at most one per shop)");
+  whole("parents", parents, merchants, " (at most one per merchant)");
+  return Array.from({ length: shops }, (_, i) => {
+    const m = i % merchants;
+    const p = m % parents;
+    const [city, country, ccy] = SYNTHETIC_PLACES[m % SYNTHETIC_PLACES.length];
+    return {
+      code: `shop-${pad(i + 1, 4)}`,
+      merchantId: `MID${pad(m + 1, 7)}`,
+      merchantName: `MERCHANT ${pad(m + 1, 4)} ${city} ${country}`,
+      parentId: `PM-${pad(p + 1, 4)}`,
+      parentName: `Parent Group ${pad(p + 1, 4)}`,
+      ccy,
+      mcc: SYNTHETIC_MCCS[m % SYNTHETIC_MCCS.length],
+      iban: `LV${pad(10 + (m % 90), 2)}HABA0551${pad(m + 1, 9)}`,
+    };
+  });
+}
 
 /** Units of EUR per unit of each currency, as integers of 1/10000 to keep the arithmetic exact. */
 const EUR_RATE_E4: Record<string, number> = { EUR: 10000, USD: 9200, GBP: 11700, PLN: 2320, SEK: 870 };
@@ -202,16 +260,20 @@ export function generateDemoFiles(opts: DemoOptions): DemoResult {
   const end = opts.end ?? iso(new Date());
   const start = opts.start ?? addDays(end, -((opts.days ?? 120) - 1));
   if (start > end) throw new Error(`the first file date ${start} is after the last ${end}`);
+  if (opts.shops === undefined && (opts.merchants !== undefined || opts.parents !== undefined)) {
+    throw new Error("merchants and parents shape a synthetic hierarchy: give shops too");
+  }
+  const shops = opts.shops === undefined ? DEMO_SHOPS : syntheticShops(opts.shops, opts.merchants, opts.parents);
   fs.mkdirSync(opts.out, { recursive: true });
 
-  // Files arrive on business days; a span of weekend days still gets one file.
+  // Files arrive on business days (or every day with everyDay); a span of weekend days still gets one file.
   const fileDates: string[] = [];
   for (let date = start; date <= end; date = addDays(date, 1)) {
     const dow = new Date(`${date}T00:00:00Z`).getUTCDay();
-    if (dow !== 0 && dow !== 6) fileDates.push(date);
+    if (opts.everyDay || (dow !== 0 && dow !== 6)) fileDates.push(date);
   }
   if (fileDates.length === 0) fileDates.push(end);
-  const shopWeights = DEMO_SHOPS.map((s, i) => [s, 1 + ((i * 7) % 5)] as const);
+  const shopWeights = shops.map((s, i) => [s, 1 + ((i * 7) % 5)] as const);
   const recent: Recent[] = [];
   const remember = (rec: Recent) => {
     if (recent.length < 5000) recent.push(rec);
@@ -272,7 +334,7 @@ export function generateDemoFiles(opts: DemoOptions): DemoResult {
     csv.close();
     files.push(csv.file);
   });
-  return { files, shops: DEMO_SHOPS };
+  return { files, shops };
 }
 
 function chargebackRow(

@@ -1,10 +1,10 @@
 /**
- * Import benchmark: generates N demo chargebacks into a temporary folder and imports them into a
- * fresh SQLite database, and into PostgreSQL too: BENCH_DATABASE_URL names an empty database to
- * use as it is; otherwise TEST_DATABASE_URL names a server on which a scratch database is created
- * and dropped afterwards. Prints rows/s, wall time and the peak RSS of this process during the import.
+ * Shared pieces of the benchmark (`measured`, `scratchPostgres`), and the import alone:
  *
- *   npx tsx scripts/bench/import.ts [--records 1000000]
+ *   npx tsx scripts/bench/import.ts [bench flags: --chargebacks N --cases N --shops N --days N --backend ... --smoke]
+ *
+ * generates the benchmark's history of daily files and one single large file, imports each into
+ * a fresh database per backend and prints records/s, seconds and the peak RSS of the import.
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -13,19 +13,10 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { openDatabase } from "@/lib/data/db";
-import { generateDemoFiles } from "@/lib/demo/generate";
 import { importPaths } from "@/lib/import";
+import type { Backend } from "./options";
 
-export interface BenchImportOptions {
-  /** chargeback records to generate and import */
-  records: number;
-  /** databases to import into, each expected empty */
-  databaseUrls: string[];
-}
-
-const mb = (bytes: number) => `${Math.round(bytes / 1048576)} MB`;
-
-/** Samples the RSS while `work` runs; the import is streaming, so this should stay flat. */
+/** Samples the RSS of this process while `work` runs; the import streams, so this should stay flat. */
 export async function measured<T>(work: () => Promise<T>): Promise<{ result: T; seconds: number; peakRss: number }> {
   let peakRss = process.memoryUsage().rss;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
@@ -35,34 +26,6 @@ export async function measured<T>(work: () => Promise<T>): Promise<{ result: T; 
     return { result, seconds: (performance.now() - started) / 1000, peakRss: Math.max(peakRss, process.memoryUsage().rss) };
   } finally {
     clearInterval(sampler);
-  }
-}
-
-export async function benchImport(opts: BenchImportOptions): Promise<void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "disputes-bench-import-"));
-  try {
-    const generated = await measured(async () =>
-      generateDemoFiles({ out: path.join(dir, "files"), seed: 7, chargebacks: opts.records, preArbitrations: 0, end: "2026-10-30", days: 365 }),
-    );
-    const files = generated.result.files.filter((f) => path.basename(f).startsWith("CHB_"));
-    const bytes = files.reduce((n, f) => n + fs.statSync(f).size, 0);
-    console.log(`generated ${opts.records} chargebacks in ${files.length} files (${mb(bytes)}) in ${generated.seconds.toFixed(1)} s`);
-
-    for (const url of opts.databaseUrls) {
-      const db = await openDatabase(url);
-      try {
-        const run = await measured(() => importPaths(db, files, () => {}));
-        if (!run.result.ok) throw new Error(`the import into ${db.dialect} refused a file`);
-        const records = run.result.results.reduce((n, r) => n + (r.status === "imported" ? r.records : 0), 0);
-        console.log(
-          `import into ${db.dialect}: ${records} records in ${run.seconds.toFixed(1)} s = ${Math.round(records / run.seconds)} rows/s, peak RSS ${mb(run.peakRss)}`,
-        );
-      } finally {
-        await db.close();
-      }
-    }
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -84,20 +47,77 @@ export async function scratchPostgres(serverUrl: string): Promise<{ url: string;
   return { url: url.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) };
 }
 
-async function main(argv: string[]): Promise<void> {
-  const i = argv.indexOf("--records");
-  const records = i >= 0 ? Number(argv[i + 1]) : 1_000_000;
-  if (!Number.isSafeInteger(records) || records < 1) throw new Error("--records must be a whole number of at least 1");
+export interface ImportFigures {
+  files: number;
+  records: number;
+  seconds: number;
+  recordsPerSecond: number;
+  peakRssMb: number;
+}
 
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "disputes-bench-db-"));
-  const given = process.env.BENCH_DATABASE_URL;
-  const scratch = !given && process.env.TEST_DATABASE_URL ? await scratchPostgres(process.env.TEST_DATABASE_URL) : undefined;
-  const postgres = given ?? scratch?.url;
+/** Imports `files` into the (empty) database `url` with the import library, measured. */
+export async function importMeasured(url: string, files: string[]): Promise<ImportFigures> {
+  const db = await openDatabase(url);
   try {
-    await benchImport({ records, databaseUrls: [`file:${path.join(dir, "bench.sqlite")}`, ...(postgres ? [postgres] : [])] });
+    const problems: string[] = [];
+    const run = await measured(() =>
+      importPaths(db, files, (line) => {
+        if (problems.length < 5 && !/: (imported \d+ records|skipped \(already imported\))$/.test(line)) problems.push(line);
+      }),
+    );
+    if (!run.result.ok) throw new Error(`the import into ${db.dialect} refused a file: ${problems.join("; ")}`);
+    const records = run.result.results.reduce((n, r) => n + (r.status === "imported" ? r.records : 0), 0);
+    return {
+      files: files.length,
+      records,
+      seconds: round(run.seconds, 2),
+      recordsPerSecond: Math.round(records / run.seconds),
+      peakRssMb: Math.round(run.peakRss / 1048576),
+    };
+  } finally {
+    await db.close();
+  }
+}
+
+export const round = (n: number, digits = 1): number => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** A fresh, empty database per backend; `drop()` removes it. */
+export async function freshDatabase(backend: Backend, dir: string, label: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  if (backend === "sqlite") {
+    // A folder of its own: the database may keep companion files beside its main file.
+    const folder = fs.mkdtempSync(path.join(dir, `${label}-`));
+    return { url: `file:${path.join(folder, "disputes.sqlite")}`, drop: async () => fs.rmSync(folder, { recursive: true, force: true }) };
+  }
+  const server = process.env.TEST_DATABASE_URL || process.env.BENCH_DATABASE_URL;
+  if (!server) throw new Error("PostgreSQL needs TEST_DATABASE_URL or BENCH_DATABASE_URL");
+  return scratchPostgres(server);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { parseOptions, USAGE } = await import("./options");
+  const { generateBenchFiles } = await import("./data");
+  const opts = parseOptions(argv);
+  if (opts === "help") return console.log(USAGE);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "disputes-bench-import-"));
+  try {
+    const files = await generateBenchFiles(opts, dir);
+    console.log(`generated ${files.history.length} files (${Math.round(files.historyBytes / 1048576)} MB) in ${files.generationSeconds.toFixed(1)} s`);
+    for (const backend of opts.backends) {
+      for (const [label, list] of [
+        ["daily files", files.history],
+        ["one single file", [files.single]],
+      ] as const) {
+        const fresh = await freshDatabase(backend, dir, label.replaceAll(" ", "-"));
+        try {
+          const f = await importMeasured(fresh.url, [...list]);
+          console.log(`${backend}, ${label}: ${f.records} records in ${f.seconds} s = ${f.recordsPerSecond} records/s, peak RSS ${f.peakRssMb} MB`);
+        } finally {
+          await fresh.drop();
+        }
+      }
+    }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
-    await scratch?.drop();
   }
 }
 

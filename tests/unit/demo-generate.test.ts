@@ -3,7 +3,7 @@ import path from "node:path";
 import { parse } from "csv-parse/sync";
 import { beforeAll, describe, expect, it } from "vitest";
 import { importColumns, type RecordKind } from "@/lib/domain/fields";
-import { generateDemoFiles } from "@/lib/demo/generate";
+import { DEMO_SHOPS, generateDemoFiles, syntheticShops } from "@/lib/demo/generate";
 import { parseFileName } from "@/lib/import/file-name";
 import { rowValidator } from "@/lib/import/validate";
 import { tempDir } from "../helpers/db";
@@ -137,5 +137,76 @@ describe("generateDemoFiles", () => {
     expect(short.map((f) => path.basename(f))).toEqual(["CHB_20260604.csv", "CHB_20260605.csv", "PREARB_29_20260605.csv"]);
     expect(read(short[2])).toHaveLength(5);
     expect(read(short[0]).length + read(short[1]).length).toBe(20);
+  });
+});
+
+describe("generateDemoFiles with a synthetic hierarchy (shops, merchants, parents, everyDay)", () => {
+  const SYN = { seed: 5, chargebacks: 4000, preArbitrations: 300, end: "2026-10-30", days: 21, shops: 40, merchants: 12, parents: 3, everyDay: true };
+  let dir: string;
+  let result: ReturnType<typeof generateDemoFiles>;
+  let cb: Row[];
+
+  beforeAll(() => {
+    dir = path.join(tempDir("disputes-demo-unit-"), "a");
+    result = generateDemoFiles({ out: dir, ...SYN });
+    cb = result.files.filter((f) => path.basename(f).startsWith("CHB_")).flatMap(read);
+  });
+
+  it("makes the requested numbers of shops, merchants and parents, named in sequence", () => {
+    expect(result.shops).toHaveLength(40);
+    expect(result.shops.map((s) => s.code)).toEqual(Array.from({ length: 40 }, (_, i) => `shop-${String(i + 1).padStart(4, "0")}`));
+    expect(new Set(result.shops.map((s) => s.merchantId))).toEqual(new Set(Array.from({ length: 12 }, (_, i) => `MID${String(i + 1).padStart(7, "0")}`)));
+    expect(new Set(result.shops.map((s) => s.parentId)).size).toBe(3);
+    expect(new Set(result.shops.map((s) => s.ccy)).size).toBeGreaterThanOrEqual(4);
+
+    const merchantOf = new Map<string, string>();
+    const parentOf = new Map<string, string>();
+    for (const r of cb) {
+      expect(merchantOf.get(r.shop_code) ?? r.merchant_id).toBe(r.merchant_id);
+      expect(parentOf.get(r.merchant_id) ?? r.parent_mrch_id).toBe(r.parent_mrch_id);
+      merchantOf.set(r.shop_code, r.merchant_id);
+      parentOf.set(r.merchant_id, r.parent_mrch_id);
+    }
+    expect(merchantOf.size).toBe(40);
+    expect(parentOf.size).toBe(12);
+    expect(new Set(parentOf.values()).size).toBe(3);
+    expect(new Set(cb.map((r) => r.tr_ccy)).size).toBeGreaterThanOrEqual(4);
+  });
+
+  it("writes a chargeback file for every calendar day, weekends too, and valid records", () => {
+    const chb = result.files.map((f) => path.basename(f)).filter((n) => n.startsWith("CHB_"));
+    expect(chb).toHaveLength(21);
+    expect(chb[0]).toBe("CHB_20261010.csv");
+    expect(chb.at(-1)).toBe("CHB_20261030.csv");
+    expect(chb).toContain("CHB_20261010.csv"); // a Saturday
+    expect(cb).toHaveLength(4000);
+    const validator = rowValidator("chargeback");
+    for (const row of cb) {
+      const checked = validator.validate(
+        validator.columns.map((c) => row[c]),
+        0,
+      );
+      expect("problems" in checked ? checked.problems : []).toEqual([]);
+    }
+  });
+
+  it("is deterministic and leaves the default demo shops alone", () => {
+    const again = path.join(path.dirname(dir), "b");
+    generateDemoFiles({ out: again, ...SYN });
+    expect(bytesOf(again)).toEqual(bytesOf(dir));
+    expect(syntheticShops(40, 12, 3)).toEqual(result.shops);
+    const plain = generateDemoFiles({ out: path.join(path.dirname(dir), "c"), seed: 5, chargebacks: 10, preArbitrations: 1, end: "2026-10-30", days: 7 });
+    expect(plain.shops).toBe(DEMO_SHOPS);
+    expect(plain.files.filter((f) => path.basename(f).startsWith("CHB_"))).toHaveLength(5); // business days only
+  });
+
+  it("defaults merchants and parents from the shop count and refuses impossible shapes", () => {
+    const shops = syntheticShops(200);
+    expect(new Set(shops.map((s) => s.merchantId)).size).toBe(50);
+    expect(new Set(shops.map((s) => s.parentId)).size).toBe(10);
+    expect(() => syntheticShops(3, 5)).toThrow(/merchants/);
+    expect(() => syntheticShops(10, 2, 3)).toThrow(/parents/);
+    expect(() => syntheticShops(0)).toThrow(/shops/);
+    expect(() => generateDemoFiles({ out: path.join(path.dirname(dir), "d"), merchants: 3 })).toThrow(/shops/);
   });
 });
