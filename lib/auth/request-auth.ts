@@ -37,12 +37,35 @@ async function authenticateShop(db: Kysely<Database>, shopCode: string | null, n
   if (!shopCode || !nonce || !signature || !SHOP_CODE_PATTERN.test(shopCode) || !NONCE_PATTERN.test(nonce) || !SIGNATURE_PATTERN.test(signature)) {
     throw unauthenticated();
   }
-  const shop = await findShopCredential(db, shopCode);
+  const shop = await cachedShopCredential(db, shopCode);
   const valid = signatureMatches(nonce, shop?.password ?? DUMMY_PASSWORD, signature);
   if (!shop || !valid) throw unauthenticated();
   // Only a correctly signed request spends its nonce: others cannot burn a shop's nonces.
   if (!(await spendNonce(db, shop.shopCode, nonce))) throw unauthenticated();
   return { credential: `shop:${shop.shopCode}`, access: shop.access };
+}
+
+/**
+ * Shop credentials found in the last few seconds, so a busy integration does not cost a look-up
+ * and a decryption per request. Only found shops are kept, so a shop added by the admin command
+ * signs in at once; the admin command can only add shops, and an entry lives 10 seconds.
+ */
+const SHOP_CACHE_MS = 10_000;
+const SHOP_CACHE_MAX = 10_000;
+const shopCache = new Map<string, { shop: NonNullable<Awaited<ReturnType<typeof findShopCredential>>>; until: number }>();
+
+async function cachedShopCredential(db: Kysely<Database>, shopCode: string) {
+  const now = Date.now();
+  const hit = shopCache.get(shopCode);
+  if (hit && hit.until > now) return hit.shop;
+  const shop = await findShopCredential(db, shopCode);
+  if (shop) {
+    if (shopCache.size >= SHOP_CACHE_MAX) shopCache.clear();
+    shopCache.set(shopCode, { shop, until: now + SHOP_CACHE_MS });
+  } else {
+    shopCache.delete(shopCode);
+  }
+  return shop;
 }
 
 async function authenticateSession(request: Request, db: Kysely<Database>, token: string): Promise<Caller> {

@@ -33,18 +33,20 @@ const INT8_OID = 20;
 function sqliteDb(file: string): { db: Kysely<Database>; database: BetterSqlite3.Database } {
   if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
   const database = new BetterSqlite3(file);
+  // The import command and the server may write at the same time: wait instead of failing.
+  database.pragma("busy_timeout = 10000");
   database.pragma("journal_mode = WAL");
   database.pragma("synchronous = NORMAL");
   database.pragma("foreign_keys = ON");
-  // The import command and the server may write at the same time: wait instead of failing.
-  database.pragma("busy_timeout = 10000");
+  // Refreshes planner statistics that are missing or stale (cheap; recommended at every open).
+  // Before the attach below: it must never analyse the state database, which a running server
+  // writes hundreds of times a second (a read that turns into a write there fails at once).
+  database.pragma("optimize = 0x10002");
   // Nonces and sessions live in a database file of their own (see migration 003), so that the
   // server's small writes never wait for an import's write lock on the records.
   database.prepare("attach database ? as state").run(file === ":memory:" ? ":memory:" : stateFileOf(file));
-  database.pragma("state.journal_mode = WAL");
+  if (database.pragma("state.journal_mode", { simple: true }) !== "wal") database.pragma("state.journal_mode = WAL");
   database.pragma("state.synchronous = NORMAL");
-  // Refreshes planner statistics that are missing or stale (cheap; recommended at every open).
-  database.pragma("optimize = 0x10002");
   return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: reusingStatements(database) }) }), database };
 }
 
@@ -75,9 +77,14 @@ export function stateFileOf(file: string): string {
   return path.join(path.dirname(file), `${path.basename(file, ext)}.state${ext || ".sqlite"}`);
 }
 
-function postgresDb(url: string): Kysely<Database> {
+function postgresDb(url: string, server: boolean): Kysely<Database> {
   const pool = new pg.Pool({
     connectionString: url,
+    // The server writes only nonces and sessions. Their commits need not wait for the disk: a
+    // crash could forget the last fraction of a second of them (a request replayed within it
+    // would be accepted once; a fresh session would have to sign in again), while every signed
+    // request saves a disk flush. The commands, which write records, keep the default.
+    ...(server ? { options: "-c synchronous_commit=off" } : {}),
     max: Number(process.env.PG_POOL_MAX || 10),
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30_000,
@@ -102,7 +109,8 @@ export async function analyze(db: Db): Promise<void> {
     // Sampled statistics (about a thousand rows of each index): what the planner needs to weigh
     // the indexes, in milliseconds rather than a scan of every index after every daily file.
     await sql`pragma analysis_limit = 1000`.execute(db.db);
-    await sql`analyze`.execute(db.db);
+    // The records' database only: the attached state database is the server's to write.
+    await sql`analyze main`.execute(db.db);
   } else {
     // VACUUM also marks the new pages all-visible, which index-only scans need (queries.ts).
     await sql`vacuum (analyze) chargebacks, pre_arbitrations, record_counts`.execute(db.db);
@@ -112,11 +120,12 @@ export async function analyze(db: Db): Promise<void> {
 /**
  * Opens the database that DATABASE_URL (or `url`) names and brings its schema up to date.
  * `readers`: reader threads for a SQLite database (the server's; commands read on their own thread).
+ * `server`: the connection of `next start`, which writes only nonces and sessions.
  */
-export async function openDatabase(url?: string, opts: { readers?: number } = {}): Promise<Db> {
+export async function openDatabase(url?: string, opts: { readers?: number; server?: boolean } = {}): Promise<Db> {
   const target = databaseTarget(url);
   const sqlite = target.kind === "sqlite" ? sqliteDb(target.file) : undefined;
-  const db = sqlite ? sqlite.db : postgresDb((target as { url: string }).url);
+  const db = sqlite ? sqlite.db : postgresDb((target as { url: string }).url, opts.server ?? false);
   const dialect: Dialect = target.kind;
   try {
     await migrateToLatest(db as unknown as Kysely<unknown>, dialect);
@@ -154,7 +163,7 @@ const globalForDb = globalThis as unknown as { __disputesDb?: Promise<Db> };
 /** The server's shared connection, opened (and migrated) once per process. */
 export function getDb(): Promise<Db> {
   if (!globalForDb.__disputesDb) {
-    const opening = openDatabase(undefined, { readers: sqliteReaderCount() });
+    const opening = openDatabase(undefined, { readers: sqliteReaderCount(), server: true });
     globalForDb.__disputesDb = opening;
     // A database that was unreachable at first may come back: try again on the next request.
     opening.catch(() => {

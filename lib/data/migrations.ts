@@ -189,7 +189,21 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           await index(db, `ix_${short}_id_scope`, table, "id, shop_code, file_date");
         }
         // Statistics for the new indexes, so the planner weighs them from the first query.
-        await sql`analyze`.execute(db);
+        await sql`analyze ${sql.raw(pg ? "" : "main")}`.execute(db);
+      },
+    },
+    "005_record_shops": {
+      // Per kind and shop, all its records: a scope without dates is one look-up per shop, and a
+      // scope that covers every shop there is can skip testing the shop of each entry it walks.
+      async up(db) {
+        await db.schema
+          .createTable("record_shops")
+          .addColumn("kind", text, (c) => c.notNull())
+          .addColumn("shop_code", text, (c) => c.notNull())
+          .addColumn("n", bigint, (c) => c.notNull())
+          .addPrimaryKeyConstraint("pk_record_shops", ["kind", "shop_code"])
+          .execute();
+        await sql`insert into record_shops (kind, shop_code, n) select kind, shop_code, sum(n) from record_counts group by kind, shop_code`.execute(db);
       },
     },
   };

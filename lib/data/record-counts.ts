@@ -39,6 +39,8 @@ export async function addFileToRecordCounts(
   await sql`insert into record_counts (kind, shop_code, file_date, n, cum)
     select ${kind}, f.shop, ${fileDate}, f.n, f.n + coalesce(${earlier}, 0) from ${file} as f where true
     on conflict (kind, shop_code, file_date) do update set n = record_counts.n + excluded.n, cum = record_counts.cum + excluded.n`.execute(trx);
+  await sql`insert into record_shops (kind, shop_code, n) select ${kind}, f.shop, f.n from ${file} as f where true
+    on conflict (kind, shop_code) do update set n = record_shops.n + excluded.n`.execute(trx);
   // Daily files arrive in date order, so this usually touches nothing.
   await sql`update record_counts set cum = cum + f.n from ${file} as f
     where record_counts.kind = ${kind} and record_counts.shop_code = f.shop and record_counts.file_date > ${fileDate}`.execute(trx);
@@ -58,11 +60,26 @@ function cumulative(kind: RecordKind, shop: RawBuilder<unknown>, op: "<=" | "<",
  */
 export function countFromSummary(dialect: Dialect, kind: RecordKind, shops: readonly string[], from?: string, to?: string): RawBuilder<{ n: number | string | null }> {
   if (shops.length === 0) return sql`select 0 as n`;
+  // Without dates: each shop's total, one look-up per shop.
+  if (from === undefined && to === undefined) {
+    return sql`select coalesce(sum(n), 0) as n from record_shops where kind = ${kind} and shop_code in ${shopSet(dialect, shops)}`;
+  }
   const code = sql.ref("s.code");
   const upTo = cumulative(kind, code, "<=", to);
   const before = from === undefined ? sql`0` : cumulative(kind, code, "<", from);
-  // The shop list is one bound value, as in queries.ts.
-  const list =
-    dialect === "postgres" ? sql`(select unnest(${[...shops]}::text[]) as code)` : sql`(select value as code from json_each(${JSON.stringify(shops)}))`;
-  return sql`select coalesce(sum(${upTo} - ${before}), 0) as n from ${list} as s`;
+  return sql`select coalesce(sum(${upTo} - ${before}), 0) as n from ${shopSet(dialect, shops)} as s`;
+}
+
+/** A list of shop codes as one bound value: a set of rows with the column `code`. */
+export function shopSet(dialect: Dialect, shops: readonly string[]): RawBuilder<unknown> {
+  return dialect === "postgres" ? sql`(select unnest(${[...shops]}::text[]) as code)` : sql`(select value as code from json_each(${JSON.stringify(shops)}))`;
+}
+
+/**
+ * True when `shops` holds every shop with records of the kind: a walk then need not test each
+ * entry's shop. An uncorrelated condition, evaluated once per statement, so it reads the same
+ * snapshot as the rows it lets through.
+ */
+export function coversEveryShop(dialect: Dialect, kind: RecordKind, shops: readonly string[]): RawBuilder<boolean> {
+  return sql<boolean>`not exists (select 1 from record_shops rs where rs.kind = ${kind} and rs.shop_code not in ${shopSet(dialect, shops)})`;
 }

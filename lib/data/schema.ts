@@ -125,8 +125,16 @@ export interface RecordCountTable {
   n: Int;
 }
 
+/** All records of a kind and shop (migration 005). */
+export interface RecordShopTable {
+  kind: "chargeback" | "pre_arbitration";
+  shop_code: string;
+  n: Int;
+}
+
 export interface Database {
   record_counts: RecordCountTable;
+  record_shops: RecordShopTable;
   chargebacks: ChargebackTable;
   pre_arbitrations: PreArbitrationTable;
   imported_files: ImportedFileTable;

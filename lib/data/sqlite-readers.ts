@@ -24,7 +24,7 @@ class ReaderThread {
 
   constructor(file: string, cacheKib: number) {
     // A small young generation keeps each thread's memory near what its pages need.
-    this.worker = new Worker(/* turbopackIgnore: true */ WORKER_FILE, { workerData: { file, cacheKib }, resourceLimits: { maxYoungGenerationSizeMb: 16 } });
+    this.worker = new Worker(/* turbopackIgnore: true */ WORKER_FILE, { workerData: { file, cacheKib }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
     this.worker.unref();
     this.worker.on("message", (message: { id: number; results?: ReadResult[]; error?: { message: string; code?: string } }) => {
       const pending = this.pending.get(message.id);
@@ -75,7 +75,7 @@ export class SqliteReaders {
   constructor(
     private readonly file: string,
     size: number,
-    private readonly cacheKib = 16 * 1024,
+    private readonly cacheKib = 8 * 1024,
   ) {
     this.threads = Array.from({ length: size }, () => new ReaderThread(file, cacheKib));
   }
