@@ -69,7 +69,7 @@ export async function generateBenchFiles(opts: BenchOptions, dir: string): Promi
     return {
       history: files,
       shops: history.shops,
-      single: oneFile(opts, path.join(dir, "single"), opts.end, opts.chargebacks, opts.seed + 1),
+      single: opts.single > 0 ? oneFile(opts, path.join(dir, "single"), opts.end, opts.single, opts.seed + 1) : "",
       live: oneFile(opts, path.join(dir, "live"), addDays(opts.end, 1), opts.liveImport, opts.seed + 2),
     };
   });

@@ -21,6 +21,8 @@ export interface BenchOptions {
   concurrency: number;
   smoke: boolean;
   out: string;
+  /** chargebacks of the single large file imported into a fresh database; 0 skips it */
+  single: number;
   /** records of the file imported while reads run */
   liveImport: number;
   /** sequential requests for "single request alone" and runs of each SQL floor */
@@ -31,11 +33,11 @@ export interface BenchOptions {
 
 export const USAGE =
   "usage: npm run bench -- [--chargebacks 1000000] [--cases 200000] [--shops 200] [--merchants 50] [--parents 10] [--days 730] [--seed 7] " +
-  "[--backend sqlite|postgres|both] [--seconds 10] [--concurrency 16] [--smoke] [--out bench/results]";
+  "[--single <chargebacks, 0 skips>] [--backend sqlite|postgres|both] [--seconds 10] [--concurrency 16] [--smoke] [--out bench/results]";
 
 export class UsageError extends Error {}
 
-const NUMBERS = ["chargebacks", "cases", "shops", "merchants", "parents", "days", "seed", "seconds", "concurrency"] as const;
+const NUMBERS = ["chargebacks", "cases", "shops", "merchants", "parents", "days", "seed", "seconds", "concurrency", "single"] as const;
 const VALUES = new Set<string>([...NUMBERS, "backend", "out"]);
 const SWITCHES = new Set(["smoke", "help"]);
 
@@ -80,6 +82,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   const days = whole("days", smoke ? 60 : 730, 1, 36_500);
   const seed = whole("seed", 7, 0, 4_294_967_295);
   const concurrency = whole("concurrency", 16, 2, 1024);
+  const single = whole("single", chargebacks, 0, 100_000_000);
 
   let seconds = smoke ? 1 : 10;
   const rawSeconds = given.get("seconds");
@@ -118,6 +121,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     concurrency,
     smoke,
     out,
+    single,
     liveImport: Math.min(smoke ? 2000 : 100_000, chargebacks),
     alone: smoke ? 5 : 20,
     end: "2026-10-30",

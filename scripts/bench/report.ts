@@ -105,7 +105,7 @@ export function formatRun(run: BenchRun): string {
       `${run.data.dailyFiles} files ${run.data.firstDate} .. ${run.data.lastDate}; concurrency ${o.concurrency}, ${o.seconds} s per class after ${o.warmup} s warm-up`,
     `machine: ${run.machine.cpus} x ${run.machine.cpuModel}, ${n(run.machine.totalMemoryMb)} MB, ${run.machine.os}, node ${run.machine.node}, commit ${run.machine.commit?.slice(0, 10) ?? "?"}${run.machine.dirty ? " (with uncommitted changes)" : ""}`,
     `import, daily files: ${importLine(r.import.dailyFiles)}`,
-    `import, one file of ${n(o.chargebacks)} chargebacks into a fresh database: ${single}`,
+    `import, one file of ${n(o.single)} chargebacks into a fresh database: ${single}`,
     `server: peak RSS ${r.server.peakRssMb} MB (${r.server.processes} process${r.server.processes === 1 ? "" : "es"}), ready in ${r.server.startSeconds} s`,
     `reads during the import of ${n(live.records)} records: all-or-nothing ${live.allOrNothing ? "yes" : "no"} (totals seen ${JSON.stringify(live.totalsSeen)}, ` +
       `before ${live.before}, after ${live.after}), ${live.reads.failures} failed, p99 ${fixed(live.reads.p99)} ms, max ${fixed(live.reads.max)} ms, import exit ${live.exitCode} after ${live.importSeconds} s`,

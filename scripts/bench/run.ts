@@ -123,6 +123,7 @@ async function mainDatabase(backend: Backend, dir: string, cleanup: Cleanup): Pr
 }
 
 async function singleFileImport(backend: Backend, dir: string, file: string, cleanup: Cleanup): Promise<ImportFigures | { skipped: string }> {
+  if (!file) return { skipped: "--single 0" };
   let fresh: { url: string; drop: () => Promise<void> };
   try {
     fresh = await freshDatabase(backend, dir, "single");
@@ -160,7 +161,7 @@ export async function runBackend(backend: Backend, opts: BenchOptions, files: Be
   try {
     log(`${backend}: importing ${files.history.length} daily files`);
     const dailyFiles = await importMeasured(main.url, files.history);
-    log(`${backend}: ${dailyFiles.records} records in ${dailyFiles.seconds} s = ${dailyFiles.recordsPerSecond} records/s; now one file of ${opts.chargebacks} chargebacks into a fresh database`);
+    log(`${backend}: ${dailyFiles.records} records in ${dailyFiles.seconds} s = ${dailyFiles.recordsPerSecond} records/s; now one file of ${opts.single} chargebacks into a fresh database`);
     const singleFile = await singleFileImport(backend, dir, files.single, cleanup);
 
     // Credentials: all shops, one shop, three shops (each list holds the credential's own shop first).

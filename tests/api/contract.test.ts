@@ -394,11 +394,11 @@ describe("rate limit, outage and the OpenAPI document", () => {
       const { openDatabase } = await import("@/lib/data/db");
       const db = await openDatabase(broken.databaseUrl);
       // A table the search reads vanishes under the running server.
-      await db.db.schema.dropTable("record_counts").execute();
+      await db.db.schema.dropTable("chargebacks").execute();
       await db.close();
       const res = await broken.post("chargeback", {});
       const body = await expectProblem(res, 500);
-      expect(JSON.stringify(body)).not.toMatch(/record_counts|select|sqlite|\/work|node_modules|at \S+ \(/i);
+      expect(JSON.stringify(body)).not.toMatch(/chargebacks|select|sqlite|\/work|node_modules|at \S+ \(/i);
     } finally {
       await broken.server.stop();
     }
