@@ -1,5 +1,6 @@
 import { expect, type Page } from "@playwright/test";
 import Database from "better-sqlite3";
+import { stateFileOf } from "@/lib/data/db";
 import { USERS } from "./global-setup";
 
 export { USERS };
@@ -11,9 +12,9 @@ export function openTestDb() {
   return new Database(file, { readonly: true, fileMustExist: true });
 }
 
-/** A read-write handle, for the few tests that must change a session. */
-export function openTestDbWritable() {
-  return new Database(process.env.E2E_DATABASE_FILE!, { fileMustExist: true });
+/** A read-write handle on the database of sessions and nonces, for tests that change a session. */
+export function openStateDbWritable() {
+  return new Database(stateFileOf(process.env.E2E_DATABASE_FILE!), { fileMustExist: true });
 }
 
 /** The fixture's files are from early 2026: the browser's today is pinned just after them, so
