@@ -37,22 +37,26 @@ function visibleShops(selection: Selection, access: readonly string[]): string[]
  * with 200 bound shop codes it would otherwise fetch and sort half the table). "seek": through
  * the shop indexes, then sort what they find: right when the scope holds few records. "planner":
  * selective value filters (reference numbers, merchant) decide, with scope and dates as tests.
+ * "walkEvery": a walk whose scope the counts say holds every record of the kind.
  */
-type AccessPath = "walk" | "seek" | "planner";
+type AccessPath = "walk" | "walkEvery" | "seek" | "planner";
+
+const walks = (path: AccessPath) => path === "walk" || path === "walkEvery";
 
 function filtered(kind: RecordKind, selection: Selection, shops: readonly string[], path: AccessPath, dialect: Dialect) {
   const column = SORT_COLUMNS[selection.sortKey];
   // Only SQLite takes the hint; PostgreSQL's planner weighs the bound values itself.
   const hint = dialect === "sqlite" && path !== "seek";
   const shopTerm = hint && column !== "shop_code" ? sql<string>`+shop_code` : sql.ref<string>("shop_code");
-  const dateTerm = hint && !(path === "walk" && column === "file_date") ? sql<string>`+file_date` : sql.ref<string>("file_date");
+  const dateTerm = hint && !(walks(path) && column === "file_date") ? sql<string>`+file_date` : sql.ref<string>("file_date");
   return (eb: ExpressionBuilder<Database, RecordTable>) => {
     // An empty access list sees nothing; "in ()" is not valid SQL.
-    // Walking SQLite's sort index, a scope that covers every shop there is costs no test per
-    // entry: the constant comes first and settles the OR (a deep page skips entries 3x faster).
+    // Walking SQLite's sort index with a scope the counts say holds every record, the shop test
+    // is settled once, in the statement's own snapshot: the constant comes first in the OR (a
+    // deep page skips entries 3x faster). Elsewhere the OR would cost more than it saves.
     const scope = shops.length ? oneOf(eb, dialect, shopTerm, shops) : eb.lit(false);
     const conditions: Expression<SqlBool>[] = [
-      path === "walk" && dialect === "sqlite" && shops.length ? eb.or([coversEveryShop(dialect, kind, shops) as Expression<SqlBool>, scope]) : scope,
+      path === "walkEvery" && dialect === "sqlite" && shops.length ? eb.or([coversEveryShop(dialect, kind, shops) as Expression<SqlBool>, scope]) : scope,
     ];
     if (selection.file_date_from) conditions.push(eb(dateTerm, ">=", selection.file_date_from));
     if (selection.file_date_to) conditions.push(eb(dateTerm, "<=", selection.file_date_to));
@@ -147,7 +151,9 @@ async function accessPath(
   if (m === 0) return { path: "seek", matched: m };
   const walked = ((request.page * request.per_page + request.per_page) * n) / m;
   // An index entry tested in passing costs a fraction of a record fetched and sorted.
-  return { path: walked <= m * WALK_COST_RATIO ? "walk" : "seek", matched: m };
+  if (walked > m * WALK_COST_RATIO) return { path: "seek", matched: m };
+  const everyRecord = m === n && !request.file_date_from && !request.file_date_to;
+  return { path: everyRecord ? "walkEvery" : "walk", matched: m };
 }
 
 const WALK_COST_RATIO = 8;
@@ -163,7 +169,7 @@ function pageQuery(db: Kysely<Database>, dialect: Dialect, kind: RecordKind, req
   const offset = request.page * request.per_page;
   // PostgreSQL picks its own path; the deferred join lets it walk an index without visiting the
   // table (an index-only scan) until the page's ids are known.
-  if (path !== "walk" && dialect !== "postgres") {
+  if (!walks(path) && dialect !== "postgres") {
     return ordered((db.selectFrom(table).where(where) as unknown as Query).selectAll(), request).limit(request.per_page).offset(offset).compile();
   }
   const ids = ordered((db.selectFrom(table).where(where) as unknown as Query).select("id"), request).limit(request.per_page).offset(offset);
