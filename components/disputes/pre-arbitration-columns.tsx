@@ -1,7 +1,7 @@
 "use client";
 
 import { preArbitrationDeadline } from "@/lib/domain/deadlines";
-import { PRE_ARBITRATION_FIELDS, type PreArbitrationFieldName } from "@/lib/domain/fields";
+import { PRE_ARBITRATION_FIELDS } from "@/lib/domain/fields";
 import { cardTypeName, schemeFromCard } from "@/lib/domain/labels";
 import { sortKeyOfField } from "@/lib/schemas/search";
 import { dataColumnHelper } from "@/components/data-table/features";
