@@ -8,6 +8,7 @@ import { databaseTarget, type DatabaseTarget } from "@/lib/config";
 import { type Dialect, migrateToLatest } from "./migrations";
 import { Memo, type ReadResult, type ReadStatement, type Row, runBatch } from "./read";
 import { sqliteReaderCount, SqliteReaders } from "./sqlite-readers";
+import { preparedStatements } from "./prepared";
 import type { Database } from "./schema";
 
 /**
@@ -50,25 +51,9 @@ function sqliteDb(file: string): { db: Kysely<Database>; database: BetterSqlite3
   return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: reusingStatements(database) }) }), database };
 }
 
-/**
- * The connection as Kysely sees it, with each statement prepared once and reused: the server
- * runs the same few statements (shop look-up, nonce) on every request, and preparing them each
- * time cost more than running them.
- */
+/** The connection as Kysely sees it, with each statement prepared once (prepared.ts). */
 function reusingStatements(database: BetterSqlite3.Database) {
-  const statements = new Map<string, BetterSqlite3.Statement>();
-  return {
-    close: () => database.close(),
-    prepare(text: string) {
-      let statement = statements.get(text);
-      if (!statement) {
-        statement = database.prepare(text);
-        if (statements.size >= 1000) statements.clear();
-        statements.set(text, statement);
-      }
-      return statement;
-    },
-  };
+  return { close: () => database.close(), prepare: preparedStatements(database) };
 }
 
 /** The file beside a SQLite database that holds its nonces and sessions: x.sqlite -> x.state.sqlite. */

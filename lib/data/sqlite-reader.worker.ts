@@ -1,6 +1,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import BetterSqlite3 from "better-sqlite3";
 import { contentJsonOfArrays } from "@/lib/api/serialize";
+import { preparedStatements } from "./prepared";
 import { Memo, type ReadResult, type ReadStatement, type Row, runBatch } from "./read";
 
 /**
@@ -15,16 +16,7 @@ db.pragma("busy_timeout = 10000");
 db.pragma("query_only = ON");
 db.pragma(`cache_size = -${cacheKib}`);
 
-const statements = new Map<string, BetterSqlite3.Statement>();
-function prepared(text: string): BetterSqlite3.Statement {
-  let statement = statements.get(text);
-  if (!statement) {
-    statement = db.prepare(text);
-    if (statements.size >= 500) statements.clear();
-    statements.set(text, statement);
-  }
-  return statement;
-}
+const prepared = preparedStatements(db, 500);
 
 // Every batch reads one snapshot: a total and its page never straddle an import's commit.
 const begin = db.prepare("begin");
