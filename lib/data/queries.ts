@@ -13,9 +13,7 @@ import { type Database, RECORD_TABLES, type RecordTable } from "./schema";
  * see is an argument of every query here, so no route can forget it.
  */
 
-const SORT_COLUMNS = SORT_KEY_COLUMNS;
-
-type SortColumn = (typeof SORT_COLUMNS)[SortKey];
+type SortColumn = (typeof SORT_KEY_COLUMNS)[SortKey];
 
 /** Filters of a request, without paging: what the export and the search share. */
 export type Selection = Omit<SearchRequest, "page" | "per_page">;
@@ -44,7 +42,7 @@ type AccessPath = "walk" | "walkEvery" | "seek" | "planner";
 const walks = (path: AccessPath) => path === "walk" || path === "walkEvery";
 
 function filtered(kind: RecordKind, selection: Selection, shops: readonly string[], path: AccessPath, dialect: Dialect) {
-  const column = SORT_COLUMNS[selection.sortKey];
+  const column = SORT_KEY_COLUMNS[selection.sortKey];
   // Only SQLite takes the hint; PostgreSQL's planner weighs the bound values itself.
   const hint = dialect === "sqlite" && path !== "seek";
   const shopTerm = hint && column !== "shop_code" ? sql<string>`+shop_code` : sql.ref<string>("shop_code");
@@ -86,7 +84,7 @@ function oneOf<DB, TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, dialect: 
 }
 
 function ordered(query: Query, selection: Selection): Query {
-  const column = SORT_COLUMNS[selection.sortKey] as SortColumn;
+  const column = SORT_KEY_COLUMNS[selection.sortKey];
   const desc = selection.sortOrder === "desc";
   // NULL is the smallest value on every backend: first ascending, last descending. Only the
   // order number can be NULL; saying NULLS FIRST of a NOT NULL column would keep PostgreSQL
@@ -142,7 +140,7 @@ async function accessPath(
   count: ReadStatement,
 ): Promise<{ path: AccessPath; matched?: number }> {
   if (!answeredBySummary(request)) return { path: "planner" };
-  const column = SORT_COLUMNS[request.sortKey];
+  const column = SORT_KEY_COLUMNS[request.sortKey];
   // One shop's index already holds its records in id and file-date order.
   if (shops.length === 1 && (column === "id" || column === "shop_code" || column === "file_date")) return { path: "seek" };
   const [, matched, all] = await read([VERSION_STATEMENT, count, statement(db.selectFrom(RECORD_TABLES[kind]).select((eb) => eb.fn.max("id").as("n")).compile(), { memo: true })]);
@@ -207,7 +205,7 @@ export async function* iterateRecords(
 ): AsyncGenerator<RecordRow[]> {
   const { db, dialect, read } = await getDb();
   const shops = visibleShops(selection, access);
-  const column = SORT_COLUMNS[selection.sortKey] as SortColumn;
+  const column = SORT_KEY_COLUMNS[selection.sortKey];
   const desc = selection.sortOrder === "desc";
   const first = { ...selection, page: 0, per_page: batchSize };
   const { path } = dialect === "sqlite" ? await accessPath(read, db, kind, first, shops, countQuery(db, dialect, kind, selection, shops)) : { path: "planner" as const };
