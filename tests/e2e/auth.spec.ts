@@ -65,7 +65,11 @@ test.describe("sign-in", () => {
     } finally {
       db.close();
     }
-    await page.reload();
+    // A grid request still in flight may meet the expiry first and send the page to /login
+    // itself, aborting this reload: either way the next assertion is what must hold.
+    await page.reload().catch((error: Error) => {
+      if (!/ERR_ABORTED|frame was detached/.test(error.message)) throw error;
+    });
     await expect(page).toHaveURL(/\/login\?.*reason=expired/);
     await expect(page.getByRole("status")).toContainText("session has ended");
     await page.getByLabel("E-mail address").fill(USERS.merchant.email);
