@@ -8,13 +8,14 @@ import { type NextRequest, NextResponse } from "next/server";
  * The API routes authenticate every request themselves and are not matched here.
  */
 
-const SESSION_COOKIE = "dr_session"; // lib/auth/sessions.ts; kept literal so the proxy bundle stays tiny
+// lib/auth/sessions.ts SESSION_COOKIE_NAMES; kept literal so the proxy bundle stays tiny
+const SESSION_COOKIES = ["__Host-dr_session", "dr_session"];
 const REQUEST_PATH_HEADER = "x-dr-request-path"; // lib/auth/current-user.ts
 
 export function proxy(request: NextRequest) {
   const { pathname, search } = request.nextUrl;
   const target = pathname + search;
-  if (!request.cookies.get(SESSION_COOKIE)?.value) {
+  if (!SESSION_COOKIES.some((name) => request.cookies.get(name)?.value)) {
     const url = request.nextUrl.clone();
     url.pathname = "/login";
     url.search = "";

@@ -1,11 +1,13 @@
 import path from "node:path";
 
-/** Runtime configuration, read from the environment (CONTRACT 8). */
+/** Runtime configuration, read from the environment (CONTRACT 8 and README "Configuration"). */
 export type DatabaseTarget =
   | { kind: "sqlite"; file: string }
   | { kind: "postgres"; url: string };
 
 export const DEFAULT_DATABASE_URL = "file:./data/disputes.sqlite";
+
+type Env = Record<string, string | undefined>;
 
 export function databaseTarget(url = process.env.DATABASE_URL || DEFAULT_DATABASE_URL): DatabaseTarget {
   if (url.startsWith("postgres://") || url.startsWith("postgresql://")) return { kind: "postgres", url };
@@ -17,11 +19,56 @@ export function databaseTarget(url = process.env.DATABASE_URL || DEFAULT_DATABAS
   throw new ConfigError("DATABASE_URL must be file:<path> or postgres://...");
 }
 
-export function rateLimitPerMinute(): number {
-  const raw = process.env.RATE_LIMIT_PER_MINUTE;
-  if (raw === undefined || raw === "") return 6000;
-  if (!/^\d+$/.test(raw)) throw new ConfigError("RATE_LIMIT_PER_MINUTE must be a whole number (0 turns the limit off)");
-  return Number(raw);
+/** A whole number from the environment within [min, max], or the default when unset. */
+export function wholeNumber(name: string, fallback: number, { min = 0, max = 1_000_000_000, hint = "" } = {}, env: Env = process.env): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const value = Number(raw.trim());
+  if (!/^\d+$/.test(raw.trim()) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}${hint ? ` (${hint})` : ""}, got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+/** true/false (also 1/0, yes/no) from the environment, or the default when unset. */
+export function flag(name: string, fallback: boolean, env: Env = process.env): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === "") return fallback;
+  if (["true", "1", "yes"].includes(raw)) return true;
+  if (["false", "0", "no"].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got ${JSON.stringify(env[name])}`);
+}
+
+export const rateLimitPerMinute = (env: Env = process.env) =>
+  wholeNumber("RATE_LIMIT_PER_MINUTE", 6000, { hint: "0 turns the limit off" }, env);
+
+/** Failed API authentications one client address may send per minute (per instance); 0: no limit. */
+export const authFailuresPerMinute = (env: Env = process.env) =>
+  wholeNumber("AUTH_FAILURES_PER_MINUTE", 60, { hint: "0 turns the limit off" }, env);
+
+/** Sign-in throttling (README "Reliability and security"): failures allowed per window, and the window. */
+export const loginLimits = (env: Env = process.env) => ({
+  perAccount: wholeNumber("LOGIN_FAILURES_PER_ACCOUNT", 5, { min: 1, max: 1000 }, env),
+  perAddress: wholeNumber("LOGIN_FAILURES_PER_ADDRESS", 30, { min: 1, max: 100_000 }, env),
+  windowMs: wholeNumber("LOGIN_LOCK_MINUTES", 15, { min: 1, max: 24 * 60 }, env) * 60_000,
+});
+
+/** Whether X-Forwarded-Proto and X-Forwarded-For come from a proxy we sit behind (and may be believed). */
+export const trustProxy = (env: Env = process.env) => flag("TRUST_PROXY", false, env);
+
+export const shutdownSettings = (env: Env = process.env) => ({
+  /** readiness answers 503 for this long before the server stops accepting connections */
+  delayMs: wholeNumber("SHUTDOWN_DELAY_SECONDS", 0, { max: 600 }, env) * 1000,
+  /** requests still running after this long are cut off */
+  timeoutMs: wholeNumber("SHUTDOWN_TIMEOUT_SECONDS", 30, { min: 1, max: 3600 }, env) * 1000,
+});
+
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+export function logLevel(env: Env = process.env): (typeof LOG_LEVELS)[number] {
+  const raw = env.LOG_LEVEL?.trim() || "info";
+  if (!(LOG_LEVELS as readonly string[]).includes(raw)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got ${JSON.stringify(raw)}`);
+  return raw as (typeof LOG_LEVELS)[number];
 }
 
 export class ConfigError extends Error {

@@ -24,6 +24,7 @@ import { ConfigError, databaseTarget } from "@/lib/config";
 import { type Db, openDatabase } from "@/lib/data/db";
 import { DEMO_SHOPS, generateDemoFiles } from "@/lib/demo/generate";
 import { importPaths } from "@/lib/import";
+import { productionServerCommand } from "@/server/command";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const SEED = 42;
@@ -239,7 +240,8 @@ async function main(): Promise<void> {
     console.log(`\ndemo: prepared; serve it with \`npm start\` (PORT=${options.port}).\n\n${instructions(base)}`);
     return;
   }
-  const server = spawn(path.join(ROOT, "node_modules/.bin/next"), ["start", "-p", String(options.port)], {
+  const { command, args } = productionServerCommand(options.port);
+  const server = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: "production" },
     stdio: ["ignore", "pipe", "inherit"],
@@ -247,7 +249,7 @@ async function main(): Promise<void> {
   let announced = false;
   server.stdout.on("data", (chunk: Buffer) => {
     process.stdout.write(chunk);
-    if (!announced && chunk.toString().includes("Ready")) {
+    if (!announced && chunk.toString().includes('"msg":"ready on')) {
       announced = true;
       console.log(`\nThe dispute review demo is running at ${base} (Ctrl-C stops it)\n\n${instructions(base)}`);
     }

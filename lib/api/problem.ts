@@ -1,8 +1,10 @@
+import { currentRequest } from "@/lib/log";
 import type { FieldError } from "@/lib/schemas/search";
 
 /**
  * RFC 9457 problem details: every error of the API goes through ApiError, so no response can
- * carry a stack trace, SQL or a file path.
+ * carry a stack trace, SQL or a file path. Each body also names the request (`request_id`, an
+ * extension member, the same value as the X-Request-Id header) for the caller to quote to support.
  */
 
 export const PROBLEM_TITLES = {
@@ -37,7 +39,13 @@ export function problemBody(status: ProblemStatus, detail: string, errors?: Fiel
     status,
     detail,
     ...(errors ? { errors } : {}),
+    ...requestIdMember(),
   };
+}
+
+function requestIdMember(): { request_id?: string } {
+  const id = currentRequest()?.requestId;
+  return id ? { request_id: id } : {};
 }
 
 export function problemResponse(err: ApiError): Response {

@@ -1,9 +1,19 @@
-import { rateLimitPerMinute } from "@/lib/config";
+import { sql } from "kysely";
+import { authFailuresPerMinute, rateLimitPerMinute } from "@/lib/config";
+import type { Db } from "@/lib/data/db";
 
 /**
- * Token bucket per credential: bursts up to the per-minute limit, refilled evenly. Kept in this
- * process's memory, so with several instances each enforces the limit on its own share.
+ * The API's limits (README "Reliability and security"):
+ *
+ * - RATE_LIMIT_PER_MINUTE per credential, a token bucket: bursts up to the per-minute limit,
+ *   refilled evenly. On PostgreSQL the bucket is a row that every instance updates in one
+ *   statement, so N instances allow the limit, not N times it. On SQLite (one server) it is in
+ *   this process's memory.
+ * - AUTH_FAILURES_PER_MINUTE per client address: failed authentications (a wrong signature, an
+ *   unknown shop, a spent nonce, a dead session cookie), counted in this process's memory. Past
+ *   it, the address gets 429 without its credentials being looked at, so guessing is slow.
  */
+
 interface Bucket {
   tokens: number;
   updated: number;
@@ -12,7 +22,11 @@ interface Bucket {
 const buckets = new Map<string, Bucket>();
 const MAX_BUCKETS = 100_000;
 
-/** Seconds to wait before retrying, or 0 when the request may go ahead. */
+function secondsUntilOneToken(tokens: number, perMs: number): number {
+  return Math.max(1, Math.ceil((1 - tokens) / perMs / 1000));
+}
+
+/** This process's bucket: seconds to wait before retrying, or 0 when the request may go ahead. */
 export function takeToken(credential: string, now = Date.now()): number {
   const limit = rateLimitPerMinute();
   if (limit === 0) return 0;
@@ -23,11 +37,67 @@ export function takeToken(credential: string, now = Date.now()): number {
     bucket = { tokens: limit, updated: now };
     buckets.set(credential, bucket);
   }
-  bucket.tokens = Math.min(limit, bucket.tokens + (now - bucket.updated) * perMs);
-  bucket.updated = now;
+  bucket.tokens = Math.min(limit, bucket.tokens + Math.max(0, now - bucket.updated) * perMs);
+  bucket.updated = Math.max(bucket.updated, now);
   if (bucket.tokens >= 1) {
     bucket.tokens -= 1;
     return 0;
   }
-  return Math.max(1, Math.ceil((1 - bucket.tokens) / perMs / 1000));
+  return secondsUntilOneToken(bucket.tokens, perMs);
+}
+
+/**
+ * The shared bucket: refill, take a token if there is one, and say whether it was taken, in one
+ * statement (the row lock orders concurrent requests of the same credential across instances).
+ * A clock that runs behind another instance's refills nothing and never moves the bucket back.
+ */
+async function takeSharedToken(database: Db, credential: string, limit: number, now: number): Promise<number> {
+  const perMs = limit / 60_000;
+  const refilled = sql`least(${limit}::float8, b.tokens + greatest(0, ${now}::bigint - b.updated_ms) * ${perMs}::float8)`;
+  const { rows } = await sql<{ taken: boolean; tokens: number }>`
+    insert into rate_buckets as b (credential, tokens, updated_ms, taken)
+    values (${credential}, ${limit - 1}::float8, ${now}::bigint, true)
+    on conflict (credential) do update set
+      tokens = ${refilled} - case when ${refilled} >= 1 then 1 else 0 end,
+      updated_ms = greatest(b.updated_ms, ${now}::bigint),
+      taken = ${refilled} >= 1
+    returning taken, tokens`.execute(database.db);
+  const row = rows[0];
+  return row?.taken ? 0 : secondsUntilOneToken(Number(row?.tokens ?? 0), perMs);
+}
+
+/** Seconds the credential must wait (answer 429), or 0: shared on PostgreSQL, per process on SQLite. */
+export async function rateLimitWait(database: Db, credential: string, now = Date.now()): Promise<number> {
+  const limit = rateLimitPerMinute();
+  if (limit === 0) return 0;
+  return database.dialect === "postgres" ? takeSharedToken(database, credential, limit, now) : takeToken(credential, now);
+}
+
+interface FailureWindow {
+  count: number;
+  start: number;
+}
+
+const failures = new Map<string, FailureWindow>();
+const MAX_ADDRESSES = 100_000;
+
+/** Seconds until this address may try again, or 0 when it has not failed too often this minute. */
+export function failedAuthWait(address: string, now = Date.now()): number {
+  const limit = authFailuresPerMinute();
+  if (limit === 0) return 0;
+  const window = failures.get(address);
+  if (!window || now - window.start >= 60_000 || window.count < limit) return 0;
+  return Math.max(1, Math.ceil((window.start + 60_000 - now) / 1000));
+}
+
+/** Counts one failed authentication from this address. */
+export function noteFailedAuth(address: string, now = Date.now()): void {
+  if (authFailuresPerMinute() === 0) return;
+  let window = failures.get(address);
+  if (!window || now - window.start >= 60_000) {
+    if (!window && failures.size >= MAX_ADDRESSES) failures.clear();
+    window = { count: 0, start: now };
+    failures.set(address, window);
+  }
+  window.count++;
 }

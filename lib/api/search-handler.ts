@@ -2,10 +2,11 @@ import "server-only";
 import { getDb, isDatabaseUnavailable } from "@/lib/data/db";
 import { searchRecords } from "@/lib/data/queries";
 import type { RecordKind } from "@/lib/domain/fields";
-import { authenticate } from "@/lib/auth/request-auth";
+import { authenticate, type Caller } from "@/lib/auth/request-auth";
+import { currentRequest, errorFields, log, notePrincipal } from "@/lib/log";
 import { parseSearchRequest } from "@/lib/schemas/search";
 import { ApiError, problemResponse } from "./problem";
-import { takeToken } from "./rate-limit";
+import { failedAuthWait, noteFailedAuth, rateLimitWait } from "./rate-limit";
 import { checkContentType, parseJsonBody, readBodyText } from "./read-body";
 import { envelopeJson } from "./serialize";
 
@@ -18,9 +19,9 @@ export function searchRoute(kind: RecordKind) {
     try {
       checkContentType(request.headers.get("content-type"));
       const text = await readBodyText(request);
-      const { db } = await getDb();
-      const caller = await authenticate(request, db);
-      const wait = takeToken(caller.credential);
+      const database = await getDb();
+      const caller = await throttledAuthentication(request, () => authenticate(request, database.db));
+      const wait = await rateLimitWait(database, caller.credential);
       if (wait > 0) {
         throw new ApiError(429, "too many requests for this credential; retry after the given seconds", { headers: { "Retry-After": String(wait) } });
       }
@@ -42,12 +43,44 @@ export function searchRoute(kind: RecordKind) {
   return { POST, GET: notAllowed, HEAD: notAllowed, PUT: notAllowed, PATCH: notAllowed, DELETE: notAllowed, OPTIONS: notAllowed };
 }
 
+/** The address the production server determined for this request (server/main.ts). */
+export function clientAddress(): string {
+  return currentRequest()?.clientAddress ?? "unknown";
+}
+
+/**
+ * Authentication behind the per-address throttle of failed attempts: an address that failed too
+ * often this minute gets 429 before its credentials are looked at, and every failure of a request
+ * that presented credentials (headers or a cookie) counts. The caller is named in the access line.
+ */
+export async function throttledAuthentication<T extends Pick<Caller, "credential">>(request: Request, authenticateCaller: () => Promise<T>): Promise<T> {
+  const address = clientAddress();
+  const wait = failedAuthWait(address);
+  if (wait > 0) {
+    throw new ApiError(429, "too many failed authentications from your address; retry after the given seconds", { headers: { "Retry-After": String(wait) } });
+  }
+  try {
+    const caller = await authenticateCaller();
+    notePrincipal(caller.credential);
+    return caller;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401 && presentsCredentials(request)) noteFailedAuth(address);
+    throw err;
+  }
+}
+
+function presentsCredentials(request: Request): boolean {
+  const h = request.headers;
+  return h.has("x-shop-code") || h.has("x-nonce") || h.has("x-signature") || h.has("cookie");
+}
+
 export function errorResponse(err: unknown): Response {
   if (err instanceof ApiError) return problemResponse(err);
   if (isDatabaseUnavailable(err)) {
+    log.warn({ request_id: currentRequest()?.requestId, ...errorFields(err) }, "database unavailable");
     return problemResponse(new ApiError(503, "the database is unreachable; retry shortly", { headers: { "Retry-After": "5" } }));
   }
   // The details go to the server log only; the caller gets no stack trace, SQL or path.
-  console.error("unexpected error in API request:", err);
+  log.error({ request_id: currentRequest()?.requestId, ...errorFields(err) }, "unexpected error in API request");
   return problemResponse(new ApiError(500, "an unexpected error occurred"));
 }

@@ -1,9 +1,11 @@
 import "server-only";
 import { cookies, headers } from "next/headers";
+import { flag } from "@/lib/config";
+import { currentRequest } from "@/lib/log";
 import { redirect } from "next/navigation";
 import { cache } from "react";
 import { getDb } from "@/lib/data/db";
-import { findSession, SESSION_COOKIE } from "./sessions";
+import { findSession, sessionTokenFrom } from "./sessions";
 
 /** The signed-in dashboard user, read from the session cookie and checked against the database. */
 export interface CurrentUser {
@@ -18,7 +20,8 @@ export const REQUEST_PATH_HEADER = "x-dr-request-path";
 
 /** One database look-up per request, however many components ask. */
 export const getCurrentUser = cache(async (): Promise<CurrentUser | null> => {
-  const token = (await cookies()).get(SESSION_COOKIE)?.value;
+  const store = await cookies();
+  const token = sessionTokenFrom((name) => store.get(name)?.value);
   if (!token) return null;
   const { db } = await getDb();
   return findSession(db, token);
@@ -53,17 +56,17 @@ export async function requireUser(): Promise<CurrentUser> {
   const user = await getCurrentUser();
   if (user) return user;
   const path = (await headers()).get(REQUEST_PATH_HEADER) ?? "/chargebacks";
-  const hadCookie = Boolean((await cookies()).get(SESSION_COOKIE)?.value);
+  const store = await cookies();
+  const hadCookie = Boolean(sessionTokenFrom((name) => store.get(name)?.value));
   redirect(loginUrl(path, hadCookie ? "expired" : undefined));
 }
 
-/** Secure cookies wherever the browser reached us over https (directly or behind a proxy). */
+/**
+ * Secure cookies wherever the browser reached us over https: directly, or through a proxy when
+ * TRUST_PROXY says one sits in front (server/main.ts decides; a client-sent X-Forwarded-Proto is
+ * never believed otherwise). COOKIE_SECURE=true|false overrides.
+ */
 export async function requestIsHttps(): Promise<boolean> {
-  if (process.env.COOKIE_SECURE === "true") return true;
-  if (process.env.COOKIE_SECURE === "false") return false;
-  const h = await headers();
-  const proto = h.get("x-forwarded-proto")?.split(",")[0]?.trim();
-  if (proto) return proto === "https";
-  const origin = h.get("origin");
-  return origin?.startsWith("https://") ?? false;
+  if (process.env.COOKIE_SECURE?.trim()) return flag("COOKIE_SECURE", false);
+  return currentRequest()?.https ?? (await headers()).get("x-dr-https") === "1";
 }

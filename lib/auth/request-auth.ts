@@ -3,7 +3,7 @@ import { ApiError } from "@/lib/api/problem";
 import type { Database } from "@/lib/data/schema";
 import { findShopCredential } from "./accounts";
 import { spendNonce } from "./nonces";
-import { findSession, SESSION_COOKIE } from "./sessions";
+import { findSession, sessionTokenFrom } from "./sessions";
 import { NONCE_PATTERN, SHOP_CODE_PATTERN, SIGNATURE_PATTERN, signatureMatches } from "./signature";
 
 /** Who is calling and which shops they may see (CONTRACT 2, 3 and 5). */
@@ -28,7 +28,7 @@ export async function authenticate(request: Request, db: Kysely<Database>): Prom
   if (shopCode !== null || nonce !== null || signature !== null) {
     return authenticateShop(db, shopCode, nonce, signature);
   }
-  const token = readCookie(headers.get("cookie"), SESSION_COOKIE);
+  const token = sessionTokenFrom((name) => readCookie(headers.get("cookie"), name));
   if (token) return authenticateSession(request, db, token);
   throw unauthenticated();
 }

@@ -10,6 +10,24 @@ import { parseAccessList } from "./access";
  */
 
 export const SESSION_COOKIE = "dr_session";
+/**
+ * Over https the cookie is Secure and takes the `__Host-` prefix: the browser then refuses it
+ * unless it is Secure, for this host only (no Domain) and for every path, so neither a sibling
+ * subdomain nor a plain-http page can plant or overwrite it.
+ */
+export const SECURE_SESSION_COOKIE = "__Host-dr_session";
+export const SESSION_COOKIE_NAMES = [SECURE_SESSION_COOKIE, SESSION_COOKIE] as const;
+
+export const sessionCookieName = (secure: boolean) => (secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE);
+
+/** The session token from whichever of the two cookie names the browser holds (the secure one first). */
+export function sessionTokenFrom(get: (name: string) => string | undefined): string | undefined {
+  for (const name of SESSION_COOKIE_NAMES) {
+    const value = get(name);
+    if (value) return value;
+  }
+  return undefined;
+}
 
 /** SESSION_TTL_HOURS (a positive number, fractions allowed); default 8 hours. */
 export function sessionTtlMs(raw = process.env.SESSION_TTL_HOURS): number {
@@ -21,7 +39,9 @@ export function sessionTtlMs(raw = process.env.SESSION_TTL_HOURS): number {
   return Math.round(hours * 60 * 60 * 1000);
 }
 
-export const SESSION_TTL_MS = sessionTtlMs();
+let ttlMs: number | undefined;
+/** The configured session lifetime, read once (the server checks it at start: lib/config-check.ts). */
+export const sessionTtl = (): number => (ttlMs ??= sessionTtlMs());
 
 // Tokens are 43 base64url characters; anything much longer is not ours and not worth hashing.
 const MAX_TOKEN_LENGTH = 200;
@@ -32,7 +52,7 @@ export async function createSession(db: Kysely<Database>, userId: number, now = 
   // Housekeeping on the way: sign-ins are rare enough that this costs nothing noticeable.
   await db.deleteFrom("sessions").where("expires_at", "<=", now).execute();
   const token = crypto.randomBytes(32).toString("base64url");
-  const expiresAt = now + SESSION_TTL_MS;
+  const expiresAt = now + sessionTtl();
   await db.insertInto("sessions").values({ token_hash: hashToken(token), user_id: userId, created_at: now, expires_at: expiresAt }).execute();
   return { token, expiresAt };
 }

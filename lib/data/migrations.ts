@@ -206,6 +206,19 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await sql`insert into record_shops (kind, shop_code, n) select kind, shop_code, sum(n) from record_counts group by kind, shop_code`.execute(db);
       },
     },
+    "006_throttles": {
+      // Sign-in attempts per account and per address, shared by every instance (on SQLite in the
+      // state database, beside the sessions). The API's token buckets are shared only where
+      // several instances can run: on PostgreSQL; a SQLite server keeps them in memory.
+      async up(db) {
+        if (pg) {
+          await sql`create table login_throttle (key text primary key, attempts bigint not null, window_start bigint not null)`.execute(db);
+          await sql`create table rate_buckets (credential text primary key, tokens double precision not null, updated_ms bigint not null, taken boolean not null)`.execute(db);
+        } else {
+          await sql`create table if not exists state.login_throttle (key text primary key, attempts integer not null, window_start integer not null)`.execute(db);
+        }
+      },
+    },
   };
 }
 

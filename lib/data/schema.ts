@@ -118,6 +118,21 @@ export interface UsedNonceTable {
   used_at: Int;
 }
 
+/** Sign-in attempts per account and per client address in the current window (README "Reliability and security"). */
+export interface LoginThrottleTable {
+  key: string;
+  attempts: Int;
+  window_start: Int;
+}
+
+/** The API rate limit's token bucket per credential, shared by every instance (PostgreSQL only). */
+export interface RateBucketTable {
+  credential: string;
+  tokens: number;
+  updated_ms: Int;
+  taken: boolean;
+}
+
 export interface RecordCountTable {
   kind: "chargeback" | "pre_arbitration";
   shop_code: string;
@@ -142,6 +157,8 @@ export interface Database {
   users: UserTable;
   sessions: SessionTable;
   used_nonces: UsedNonceTable;
+  login_throttle: LoginThrottleTable;
+  rate_buckets: RateBucketTable;
 }
 
 export type RecordTable = "chargebacks" | "pre_arbitrations";

@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
+import { productionServerCommand } from "@/server/command";
 
 export const ROOT = path.resolve(import.meta.dirname, "../..");
 
@@ -141,7 +142,8 @@ export async function startServer(env: Record<string, string>, onSpawn: (child: 
   if (!fs.existsSync(path.join(ROOT, ".next/BUILD_ID"))) throw new Error("no production build: run `npm run build` first");
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(path.join(ROOT, "node_modules/.bin/next"), ["start", "-p", String(port), "-H", "127.0.0.1"], {
+  const { command, args } = productionServerCommand(port, "127.0.0.1");
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, ...env, NODE_ENV: "production", PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],

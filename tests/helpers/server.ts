@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
+import { productionServerCommand } from "@/server/command";
 import { ROOT } from "./cli";
 
 /**
@@ -28,8 +29,8 @@ export async function freePort(): Promise<number> {
 export async function startServer(env: Record<string, string>, opts: { waitForHealth?: boolean } = {}): Promise<TestServer> {
   const waitForHealth = opts.waitForHealth ?? true;
   const port = await freePort();
-  const next = path.join(ROOT, "node_modules/.bin/next");
-  const child: ChildProcess = spawn(next, ["start", "-p", String(port), "-H", "127.0.0.1"], {
+  const { command, args } = productionServerCommand(port, "127.0.0.1");
+  const child: ChildProcess = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: "production", ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createUser, verifyUserLogin } from "@/lib/auth/accounts";
-import { createSession, deleteSession, findSession, SESSION_COOKIE, SESSION_TTL_MS, sessionTtlMs } from "@/lib/auth/sessions";
+import { createSession, deleteSession, findSession, SESSION_COOKIE, sessionTtl, sessionTtlMs } from "@/lib/auth/sessions";
 import { type Db, openDatabase } from "@/lib/data/db";
 import { backends, dropCreatedDatabases } from "../helpers/db";
 
@@ -29,7 +29,7 @@ describe("session settings", () => {
     try {
       vi.resetModules();
       const fresh = await import("@/lib/auth/sessions");
-      expect(fresh.SESSION_TTL_MS).toBe(1.5 * HOUR);
+      expect(fresh.sessionTtl()).toBe(1.5 * HOUR);
     } finally {
       if (saved === undefined) delete process.env.SESSION_TTL_HOURS;
       else process.env.SESSION_TTL_HOURS = saved;
@@ -93,9 +93,9 @@ describe.each(backends)("accounts and sessions on $name", (backend) => {
       expect(a.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect(Buffer.from(a.token, "base64url")).toHaveLength(32);
       expect(a.token).not.toBe(b.token);
-      expect(a.expiresAt).toBe(now + SESSION_TTL_MS);
+      expect(a.expiresAt).toBe(now + sessionTtl());
       const row = await handle.db.selectFrom("sessions").selectAll().where("token_hash", "=", sha256(a.token)).executeTakeFirst();
-      expect(row).toMatchObject({ user_id: annId, created_at: now, expires_at: now + SESSION_TTL_MS });
+      expect(row).toMatchObject({ user_id: annId, created_at: now, expires_at: now + sessionTtl() });
       const all = JSON.stringify(await handle.db.selectFrom("sessions").selectAll().execute());
       expect(all).not.toContain(a.token);
       expect(all).not.toContain(b.token);

@@ -1,10 +1,11 @@
 import { stringify } from "csv-stringify/sync";
 import { readCookie } from "@/lib/auth/request-auth";
-import { findSession, SESSION_COOKIE } from "@/lib/auth/sessions";
+import { findSession, sessionTokenFrom } from "@/lib/auth/sessions";
 import { ApiError, problemResponse } from "@/lib/api/problem";
-import { errorResponse } from "@/lib/api/search-handler";
+import { errorResponse, throttledAuthentication } from "@/lib/api/search-handler";
 import { getDb } from "@/lib/data/db";
 import { iterateRecords } from "@/lib/data/queries";
+import { currentRequest, errorFields, log } from "@/lib/log";
 import { FIELDS_BY_KIND, type FieldDef, type RecordKind } from "@/lib/domain/fields";
 import { formatMinor } from "@/lib/domain/money";
 import { parseExportQuery } from "@/lib/url-state/disputes";
@@ -46,10 +47,13 @@ export async function GET(request: Request, { params }: { params: Promise<{ kind
     if (!kind) throw new ApiError(400, "export kind must be chargeback or pre_arbitration");
     // A download started from another site's page is refused: exports are for our own pages.
     if (request.headers.get("sec-fetch-site") === "cross-site") throw new ApiError(403, "exports start from the dashboard's own pages");
-    const token = readCookie(request.headers.get("cookie"), SESSION_COOKIE);
+    const token = sessionTokenFrom((name) => readCookie(request.headers.get("cookie"), name));
     const { db } = await getDb();
-    const session = token ? await findSession(db, token) : null;
-    if (!session) throw new ApiError(401, "sign in to export records");
+    const session = await throttledAuthentication(request, async () => {
+      const found = token ? await findSession(db, token) : null;
+      if (!found) throw new ApiError(401, "sign in to export records");
+      return { ...found, credential: `user:${found.userId}` };
+    });
 
     const parsed = parseExportQuery(kind, new URL(request.url).searchParams);
     if (!parsed.ok) throw new ApiError(400, "the export parameters are not valid", { errors: parsed.errors });
@@ -66,6 +70,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ kind
     // A BOM, so that spreadsheet programs read the file as UTF-8.
     const header = "\uFEFF" + stringify([["shop_code", ...fields.map((d) => d.name)]], { record_delimiter: "\r\n" });
 
+    const requestId = currentRequest()?.requestId;
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
         controller.enqueue(encoder.encode(header));
@@ -79,7 +84,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ kind
           else controller.enqueue(encoder.encode(csvLines(fields, next.value)));
         } catch (err) {
           // Headers are gone: abort the download rather than end a truncated file cleanly.
-          console.error("export failed mid-stream:", err);
+          log.error({ request_id: requestId, ...errorFields(err) }, "export failed mid-stream");
           controller.error(err);
         }
       },

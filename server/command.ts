@@ -1,0 +1,13 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The bundle `next build` makes of server/main.ts (scripts/build-worker.mjs SERVER_BUNDLE). */
+export const SERVER_BUNDLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../.worker/server.cjs");
+
+/**
+ * How to start the production server, for the demo, the benchmark and the tests: the same process
+ * `npm start` runs (node .worker/server.cjs), on a port and optionally one interface.
+ */
+export function productionServerCommand(port: number, hostname?: string): { command: string; args: string[] } {
+  return { command: process.execPath, args: [SERVER_BUNDLE, "-p", String(port), ...(hostname ? ["-H", hostname] : [])] };
+}
