@@ -5,7 +5,7 @@ import { redirect } from "next/navigation";
 import { requestIsHttps, safeNextPath } from "@/lib/auth/current-user";
 import { verifyUserLogin } from "@/lib/auth/accounts";
 import { createSession, deleteSession, SESSION_COOKIE_NAMES, sessionCookieName, sessionTokenFrom } from "@/lib/auth/sessions";
-import { clearAccountAttempts, countLoginAttempt, purgeLoginAttempts } from "@/lib/auth/login-throttle";
+import { countLoginAttempt, noteLoginSuccess, purgeLoginAttempts } from "@/lib/auth/login-throttle";
 import { getDb } from "@/lib/data/db";
 import { currentRequest, errorFields, log, notePrincipal } from "@/lib/log";
 
@@ -25,7 +25,8 @@ export async function signIn(_previous: LoginState, form: FormData): Promise<Log
   let target: string;
   try {
     const database = await getDb();
-    const verdict = await countLoginAttempt(database, email, await clientAddressOfRequest());
+    const address = await clientAddressOfRequest();
+    const verdict = await countLoginAttempt(database, email, address);
     if (!verdict.allowed) {
       const minutes = verdict.retryMinutes === 1 ? "1 minute" : `${verdict.retryMinutes} minutes`;
       return { error: `Too many sign-in attempts. Please try again in ${minutes}.`, email };
@@ -33,7 +34,7 @@ export async function signIn(_previous: LoginState, form: FormData): Promise<Log
     const user = await verifyUserLogin(database.db, email, password);
     if (!user) return { error: GENERIC_ERROR, email };
     notePrincipal(`user:${user.userId}`);
-    await clearAccountAttempts(database, email);
+    await noteLoginSuccess(database, email, address);
     if (Math.random() < 0.05) await purgeLoginAttempts(database);
     const session = await createSession(database.db, user.userId);
     const secure = await requestIsHttps();

@@ -1,11 +1,16 @@
 import type { ReactNode } from "react";
 
 /** A failure is a designed state: what went wrong and a way to try again, never an empty grid. */
-export function ErrorState({ title, detail, onRetry, retrying }: { title: string; detail?: string; onRetry?: () => void; retrying?: boolean }) {
+export function ErrorState({ title, detail, reference, onRetry, retrying }: { title: string; detail?: string; reference?: string; onRetry?: () => void; retrying?: boolean }) {
   return (
     <div role="alert" className="mx-auto max-w-xl rounded-md border border-red-300 bg-red-50 p-4 text-red-900" data-testid="error-state">
       <p className="font-semibold">{title}</p>
       {detail ? <p className="mt-1 text-sm">{detail}</p> : null}
+      {reference ? (
+        <p className="mt-1 text-sm">
+          Reference for support: <code className="select-all rounded bg-red-100 px-1 font-mono text-xs" data-testid="error-reference">{reference}</code>
+        </p>
+      ) : null}
       {onRetry ? (
         <button
           type="button"

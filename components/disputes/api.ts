@@ -9,6 +9,8 @@ export class ApiProblem extends Error {
     readonly status: number,
     readonly title: string,
     readonly detail?: string,
+    /** the server's X-Request-Id of the failed answer, for the user to quote to support */
+    readonly requestId?: string,
   ) {
     super(detail ?? title);
     this.name = "ApiProblem";
@@ -46,6 +48,7 @@ export async function fetchRecords<T>(kind: RecordKind, body: Record<string, unk
   if (!response.ok) {
     let title = `The server answered ${response.status}`;
     let detail: string | undefined;
+    const requestId = response.headers.get("x-request-id") ?? undefined;
     try {
       const problem = (await response.json()) as { title?: unknown; detail?: unknown; errors?: { field: string; message: string }[] };
       if (typeof problem.title === "string") title = problem.title;
@@ -54,7 +57,7 @@ export async function fetchRecords<T>(kind: RecordKind, body: Record<string, unk
     } catch {
       // not a problem+json body
     }
-    throw new ApiProblem(response.status, title, detail);
+    throw new ApiProblem(response.status, title, detail, requestId);
   }
   return (await response.json()) as RecordPage<T>;
 }

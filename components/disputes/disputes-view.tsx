@@ -42,11 +42,12 @@ function keyOf(kind: RecordKind, record: DisputeRecord): string {
   return serializeRecordKey({ fileDate: String(r.file_date), acqRefNr: String(r.acq_ref_nr), fingerprint: recordFingerprint(r, FIELD_NAMES[kind]) });
 }
 
-function problemText(error: unknown): { title: string; detail?: string } {
+function problemText(error: unknown): { title: string; detail?: string; reference?: string } {
   if (error instanceof ApiProblem) {
-    if (error.status === 503) return { title: "The database is not reachable right now", detail: "Nothing is wrong with your filters. Please retry in a few seconds." };
-    if (error.status >= 500) return { title: "The server could not load the records", detail: "An unexpected error occurred on the server. Please retry; if it persists, tell your acquirer's support." };
-    return { title: error.title, detail: error.detail };
+    const reference = error.requestId;
+    if (error.status === 503) return { title: "The database is not reachable right now", detail: "Nothing is wrong with your filters. Please retry in a few seconds.", reference };
+    if (error.status >= 500) return { title: "The server could not load the records", detail: "An unexpected error occurred on the server. Please retry; if it persists, tell your acquirer's support and quote the reference below.", reference };
+    return { title: error.title, detail: error.detail, reference };
   }
   return { title: "The records could not be loaded", detail: error instanceof Error ? error.message : undefined };
 }

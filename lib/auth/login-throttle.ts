@@ -7,8 +7,10 @@ import type { Db } from "@/lib/data/db";
  * password is checked, per account (the e-mail address as typed, normalised) and per client
  * address, in the database so that every instance shares the count. Past the limit an attempt is
  * refused without running scrypt at all: guessing is slow, and a burst of sign-ins cannot spend
- * the server's CPU on password hashes. A successful sign-in clears its account's count (not the
- * address's: one good account must not buy an address more guesses at others).
+ * the server's CPU on password hashes. A successful sign-in clears its account's count and takes
+ * its own attempt off the address's count, so an office of many users behind one address is held
+ * back only by failures (and attempts still running), while one good account buys an address no
+ * extra guesses at others.
  */
 
 export interface LoginVerdict {
@@ -42,9 +44,10 @@ export async function countLoginAttempt(database: Db, email: string, address: st
   return { allowed: retryMs === 0, retryMinutes: Math.max(1, Math.ceil(retryMs / 60_000)) };
 }
 
-/** After a successful sign-in: the account starts afresh. */
-export async function clearAccountAttempts(database: Db, email: string): Promise<void> {
+/** After a successful sign-in: the account starts afresh, and the address's count loses this attempt. */
+export async function noteLoginSuccess(database: Db, email: string, address: string): Promise<void> {
   await database.db.deleteFrom("login_throttle").where("key", "=", accountKey(email)).execute();
+  await sql`update login_throttle set attempts = attempts - 1 where key = ${addressKey(address)} and attempts > 0`.execute(database.db);
 }
 
 /** Housekeeping: windows that ended long ago. */

@@ -165,7 +165,12 @@ test.describe("chargeback grid", () => {
     let fail = true;
     await page.route("**/api/chargeback", async (route) => {
       if (fail) {
-        await route.fulfill({ status: 500, contentType: "application/problem+json", body: JSON.stringify({ type: "/docs#error-500", title: "Internal server error", status: 500, detail: "an unexpected error occurred" }) });
+        await route.fulfill({
+          status: 500,
+          contentType: "application/problem+json",
+          headers: { "X-Request-Id": "req-e2e-0123456789" },
+          body: JSON.stringify({ type: "/docs#error-500", title: "Internal server error", status: 500, detail: "an unexpected error occurred", request_id: "req-e2e-0123456789" }),
+        });
       } else {
         await route.continue();
       }
@@ -173,6 +178,8 @@ test.describe("chargeback grid", () => {
     await page.goto("/chargebacks");
     const error = page.getByTestId("error-state");
     await expect(error).toContainText("The server could not load the records");
+    // The answer's request id, for the user to quote to support.
+    await expect(error.getByTestId("error-reference")).toHaveText("req-e2e-0123456789");
     await expect(page.locator("tbody tr[data-row-index]")).toHaveCount(0);
     fail = false;
     await error.getByRole("button", { name: "Retry" }).click();

@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import net from "node:net";
-import path from "node:path";
 import { productionServerCommand } from "@/server/command";
 import { ROOT } from "./cli";
 
