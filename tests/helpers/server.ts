@@ -4,12 +4,16 @@ import { productionServerCommand } from "@/server/command";
 import { ROOT } from "./cli";
 
 /**
- * A real production server (`next start`) on a free port, over the build in .next
- * (`npm test` builds first). Each server gets its own DATABASE_URL.
+ * A real production server (`npm start`'s process: server/main.ts around Next's handler) on a
+ * free port, over the build in .next (`npm test` builds first). Each server gets its own DATABASE_URL.
  */
 export interface TestServer {
   url: string;
   port: number;
+  pid: number;
+  /** settles when the process has exited (by itself or by stop()) */
+  exited: Promise<void>;
+  exitCode(): number | null;
   stop(): Promise<void>;
   output(): string;
 }
@@ -35,12 +39,13 @@ export async function startServer(env: Record<string, string>, opts: { waitForHe
     stdio: ["ignore", "pipe", "pipe"],
   });
   let log = "";
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   child.stdout?.on("data", (d) => (log += d));
   child.stderr?.on("data", (d) => (log += d));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`next start exited (${child.exitCode}):\n${log}`);
+    if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}):\n${log}`);
     try {
       const res = await fetch(`${url}/api/health`);
       // Without waitForHealth any answer will do: the server is up, the database may not be.
@@ -50,17 +55,20 @@ export async function startServer(env: Record<string, string>, opts: { waitForHe
     }
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
-      throw new Error(`next start did not become ready:\n${log}`);
+      throw new Error(`the server did not become ready:\n${log}`);
     }
     await new Promise((r) => setTimeout(r, 200));
   }
   return {
     url,
     port,
+    pid: child.pid!,
+    exited,
+    exitCode: () => child.exitCode,
     output: () => log,
     stop: () =>
       new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once("exit", () => resolve());
         child.kill("SIGTERM");
         setTimeout(() => child.kill("SIGKILL"), 5000).unref();
