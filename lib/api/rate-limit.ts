@@ -6,9 +6,8 @@ import type { Db } from "@/lib/data/db";
  * The API's limits (README "Reliability and security"):
  *
  * - RATE_LIMIT_PER_MINUTE per credential, a token bucket: bursts up to the per-minute limit,
- *   refilled evenly. On PostgreSQL the bucket is a row that every instance updates in one
- *   statement, so N instances allow the limit, not N times it. On SQLite (one server) it is in
- *   this process's memory.
+ *   refilled evenly. The bucket is a row in the database (on SQLite in the state database) that
+ *   every instance updates in one statement, so N instances allow the limit, not N times it.
  * - AUTH_FAILURES_PER_MINUTE per client address: failed authentications (a wrong signature, an
  *   unknown shop, a spent nonce, a dead session cookie), counted in this process's memory. Past
  *   it, the address gets 429 without its credentials being looked at, so guessing is slow.
@@ -26,7 +25,10 @@ function secondsUntilOneToken(tokens: number, perMs: number): number {
   return Math.max(1, Math.ceil((1 - tokens) / perMs / 1000));
 }
 
-/** This process's bucket: seconds to wait before retrying, or 0 when the request may go ahead. */
+/**
+ * The same bucket in this process's memory: for tests of the arithmetic, and for a caller with no
+ * database. Seconds to wait before retrying, or 0 when the request may go ahead.
+ */
 export function takeToken(credential: string, now = Date.now()): number {
   const limit = rateLimitPerMinute();
   if (limit === 0) return 0;
@@ -51,26 +53,24 @@ export function takeToken(credential: string, now = Date.now()): number {
  * statement (the row lock orders concurrent requests of the same credential across instances).
  * A clock that runs behind another instance's refills nothing and never moves the bucket back.
  */
-async function takeSharedToken(database: Db, credential: string, limit: number, now: number): Promise<number> {
-  const perMs = limit / 60_000;
-  const refilled = sql`least(${limit}::float8, b.tokens + greatest(0, ${now}::bigint - b.updated_ms) * ${perMs}::float8)`;
-  const { rows } = await sql<{ taken: boolean; tokens: number }>`
-    insert into rate_buckets as b (credential, tokens, updated_ms, taken)
-    values (${credential}, ${limit - 1}::float8, ${now}::bigint, true)
-    on conflict (credential) do update set
-      tokens = ${refilled} - case when ${refilled} >= 1 then 1 else 0 end,
-      updated_ms = greatest(b.updated_ms, ${now}::bigint),
-      taken = ${refilled} >= 1
-    returning taken, tokens`.execute(database.db);
-  const row = rows[0];
-  return row?.taken ? 0 : secondsUntilOneToken(Number(row?.tokens ?? 0), perMs);
-}
-
-/** Seconds the credential must wait (answer 429), or 0: shared on PostgreSQL, per process on SQLite. */
 export async function rateLimitWait(database: Db, credential: string, now = Date.now()): Promise<number> {
   const limit = rateLimitPerMinute();
   if (limit === 0) return 0;
-  return database.dialect === "postgres" ? takeSharedToken(database, credential, limit, now) : takeToken(credential, now);
+  const perMs = limit / 60_000;
+  const pg = database.dialect === "postgres";
+  // least/greatest on PostgreSQL are SQLite's two-argument min/max.
+  const [least, greatest] = pg ? [sql.raw("least"), sql.raw("greatest")] : [sql.raw("min"), sql.raw("max")];
+  const refilled = sql`${least}(${limit} * 1.0, b.tokens + ${greatest}(0, ${now} - b.updated_ms) * ${perMs})`;
+  const { rows } = await sql<{ taken: boolean | number; tokens: number }>`
+    insert into rate_buckets as b (credential, tokens, updated_ms, taken)
+    values (${credential}, ${limit - 1}, ${now}, ${pg ? sql`true` : sql`1`})
+    on conflict (credential) do update set
+      tokens = ${refilled} - case when ${refilled} >= 1 then 1 else 0 end,
+      updated_ms = ${greatest}(b.updated_ms, ${now}),
+      taken = ${refilled} >= 1
+    returning taken, tokens`.execute(database.db);
+  const row = rows[0];
+  return row && Boolean(Number(row.taken)) ? 0 : secondsUntilOneToken(Number(row?.tokens ?? 0), perMs);
 }
 
 interface FailureWindow {

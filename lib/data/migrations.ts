@@ -207,15 +207,16 @@ function migrations(dialect: Dialect): Record<string, Migration> {
       },
     },
     "006_throttles": {
-      // Sign-in attempts per account and per address, shared by every instance (on SQLite in the
-      // state database, beside the sessions). The API's token buckets are shared only where
-      // several instances can run: on PostgreSQL; a SQLite server keeps them in memory.
+      // Sign-in attempts per account and per address, and the API's token bucket per credential,
+      // in the database so that every instance shares them (on SQLite in the state database,
+      // beside the nonces and sessions: an import never makes them wait).
       async up(db) {
         if (pg) {
           await sql`create table login_throttle (key text primary key, attempts bigint not null, window_start bigint not null)`.execute(db);
           await sql`create table rate_buckets (credential text primary key, tokens double precision not null, updated_ms bigint not null, taken boolean not null)`.execute(db);
         } else {
           await sql`create table if not exists state.login_throttle (key text primary key, attempts integer not null, window_start integer not null)`.execute(db);
+          await sql`create table if not exists state.rate_buckets (credential text primary key, tokens real not null, updated_ms integer not null, taken integer not null)`.execute(db);
         }
       },
     },
