@@ -81,6 +81,11 @@ function postgresDb(url: string, server: boolean): Kysely<Database> {
   });
   // An idle client that loses its server must not crash the process; the next query reports it.
   pool.on("error", () => {});
+  // Nor may a checked-out one. pg-pool listens for errors on idle clients only, so a client that
+  // hears the server's 57P01 (shutdown) between two queries - e.g. right after its query answered,
+  // before Kysely released it - emitted an unhandled 'error': an uncaught exception in the server.
+  // Its next query fails instead ("... not queryable", a 503) and the pool then drops it.
+  pool.on("connect", (client) => client.on("error", () => {}));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
@@ -167,7 +172,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
     const code = (e as { code?: unknown }).code;
     if (typeof code === "string" && (UNAVAILABLE_CODES.has(code) || code.startsWith("08"))) return true;
     const message = (e as { message?: unknown }).message;
-    if (typeof message === "string" && /timeout exceeded when trying to connect|Connection terminated/i.test(message)) return true;
+    if (typeof message === "string" && /timeout exceeded when trying to connect|Connection terminated|encountered a connection error and is not queryable/i.test(message)) return true;
     e = (e as { cause?: unknown }).cause;
   }
   return false;

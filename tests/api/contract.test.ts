@@ -1,5 +1,7 @@
+import fs from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { backends, dropCreatedDatabases } from "../helpers/db";
+import { type Backend, backends, dropCreatedDatabases, tempDir } from "../helpers/db";
 import { startServer } from "../helpers/server";
 import { CREDENTIALS, type Kind } from "./fixture";
 import { type ApiEnv, newNonce, setupApiEnv, sign, signedHeaders } from "./harness";
@@ -330,13 +332,27 @@ describe.each(backends)("API contract on $name", (backend) => {
   });
 });
 
-describe("rate limit, outage and the OpenAPI document", () => {
+/**
+ * A database the server cannot open or reach, of each backend: on SQLite a folder where the
+ * database file should be (SQLITE_CANTOPEN), on PostgreSQL a port where nothing listens.
+ */
+const UNREACHABLE: Record<Backend["name"], () => string> = {
+  sqlite: () => {
+    const file = path.join(tempDir(), "disputes.sqlite");
+    fs.mkdirSync(file);
+    return `file:${file}`;
+  },
+  postgres: () => "postgres://nobody:secret@127.0.0.1:9/none",
+};
+
+describe.each(backends)("rate limit, outage and the OpenAPI document on $name", (backend) => {
   let env: ApiEnv;
   beforeAll(async () => {
-    env = await setupApiEnv(backends[0], { RATE_LIMIT_PER_MINUTE: "3" });
+    env = await setupApiEnv(backend, { RATE_LIMIT_PER_MINUTE: "3" });
   });
   afterAll(async () => {
     await env?.server.stop();
+    await dropCreatedDatabases();
   });
 
   it("answers 429 with Retry-After once a credential exceeds its limit, other credentials unaffected", async () => {
@@ -392,23 +408,26 @@ describe("rate limit, outage and the OpenAPI document", () => {
   });
 
   it("answers 500 without a stack trace, SQL or a path when a query fails unexpectedly", async () => {
-    const broken = await setupApiEnv(backends[0]);
+    // A database of its own (a fresh file, or a fresh PostgreSQL database), which this test breaks.
+    const broken = await setupApiEnv(backend);
     try {
       const { openDatabase } = await import("@/lib/data/db");
       const db = await openDatabase(broken.databaseUrl);
-      // A table the search reads vanishes under the running server.
+      // A table the search reads vanishes under the running server (on PostgreSQL: 42P01).
       await db.db.schema.dropTable("chargebacks").execute();
       await db.close();
       const res = await broken.post("chargeback", {});
       const body = await expectProblem(res, 500);
-      expect(JSON.stringify(body)).not.toMatch(/chargebacks|select|sqlite|\/work|node_modules|at \S+ \(/i);
+      expect(JSON.stringify(body)).not.toMatch(/chargebacks|relation|select|sqlite|postgres|42P01|\/work|node_modules|at \S+ \(/i);
+      // An unexpected failure is not an outage: the server stays ready.
+      expect((await fetch(`${broken.server.url}/api/health`)).status).toBe(200);
     } finally {
       await broken.server.stop();
     }
   });
 
   it("answers 503 with Retry-After when the database is unreachable, without internals", async () => {
-    const server = await startServer({ DATABASE_URL: "postgres://nobody:secret@127.0.0.1:9/none", RATE_LIMIT_PER_MINUTE: "0" }, { waitForHealth: false });
+    const server = await startServer({ DATABASE_URL: UNREACHABLE[backend.name](), RATE_LIMIT_PER_MINUTE: "0" }, { waitForHealth: false });
     try {
       const res = await fetch(`${server.url}/api/chargeback`, {
         method: "POST",
@@ -417,7 +436,8 @@ describe("rate limit, outage and the OpenAPI document", () => {
       });
       const body = await expectProblem(res, 503);
       expect(res.headers.get("retry-after")).toBeTruthy();
-      expect(JSON.stringify(body)).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|postgres|at .*\.js/);
+      expect(JSON.stringify(body)).not.toMatch(/ECONNREFUSED|CANTOPEN|127\.0\.0\.1|postgres|sqlite|\/tmp|at .*\.js/i);
+      expect((await fetch(`${server.url}/api/health`)).status).toBe(503);
     } finally {
       await server.stop();
     }
