@@ -60,13 +60,16 @@ export async function rateLimitWait(database: Db, credential: string, now = Date
   const pg = database.dialect === "postgres";
   // least/greatest on PostgreSQL are SQLite's two-argument min/max.
   const [least, greatest] = pg ? [sql.raw("least"), sql.raw("greatest")] : [sql.raw("min"), sql.raw("max")];
-  const refilled = sql`${least}(${limit} * 1.0, b.tokens + ${greatest}(0, ${now} - b.updated_ms) * ${perMs})`;
+  // Typed parameters: PostgreSQL cannot infer a type for a bare parameter inside least().
+  const real = (value: number) => sql`cast(${value} as double precision)`;
+  const moment = sql`cast(${now} as bigint)`;
+  const refilled = sql`${least}(${real(limit)}, b.tokens + ${greatest}(0, ${moment} - b.updated_ms) * ${real(perMs)})`;
   const { rows } = await sql<{ taken: boolean | number; tokens: number }>`
     insert into rate_buckets as b (credential, tokens, updated_ms, taken)
-    values (${credential}, ${limit - 1}, ${now}, ${pg ? sql`true` : sql`1`})
+    values (${credential}, ${real(limit - 1)}, ${moment}, ${pg ? sql`true` : sql`1`})
     on conflict (credential) do update set
       tokens = ${refilled} - case when ${refilled} >= 1 then 1 else 0 end,
-      updated_ms = ${greatest}(b.updated_ms, ${now}),
+      updated_ms = ${greatest}(b.updated_ms, ${moment}),
       taken = ${refilled} >= 1
     returning taken, tokens`.execute(database.db);
   const row = rows[0];
