@@ -4,7 +4,7 @@ import nextTs from "eslint-config-next/typescript";
 const config = [
   ...nextVitals,
   ...nextTs,
-  { ignores: [".next/**", ".worker/**", "node_modules/**", "data/**", "test-results/**", "playwright-report/**", "next-env.d.ts"] },
+  { ignores: [".next/**", ".worker/**", "node_modules/**", "data/**", "test-results/**", "test-results-postgres/**", "playwright-report/**", "playwright-report-postgres/**", "next-env.d.ts"] },
 ];
 
 export default config;

@@ -6,6 +6,10 @@ import { defineConfig, devices } from "@playwright/test";
 const debianChromium = "/usr/bin/chromium";
 const executablePath = process.env.CHROMIUM_PATH || (fs.existsSync(debianChromium) ? debianChromium : undefined);
 
+// The suite runs on SQLite, or on PostgreSQL with E2E_BACKEND=postgres (global-setup.ts). Each
+// backend keeps its own results and report, so that one run never overwrites the other's.
+const suffix = process.env.E2E_BACKEND === "postgres" ? "-postgres" : "";
+
 export default defineConfig({
   testDir: "tests/e2e",
   fullyParallel: false,
@@ -13,7 +17,8 @@ export default defineConfig({
   retries: 0,
   timeout: 60_000,
   expect: { timeout: 10_000 },
-  reporter: process.env.CI ? [["list"]] : [["list"], ["html", { open: "never" }]],
+  outputDir: `test-results${suffix}`,
+  reporter: process.env.CI ? [["list"]] : [["list"], ["html", { open: "never", outputFolder: `playwright-report${suffix}` }]],
   globalSetup: "./tests/e2e/global-setup.ts",
   use: {
     baseURL: process.env.E2E_BASE_URL,

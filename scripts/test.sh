@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: production build, unit + integration + API tests (vitest), then the
-# browser tests (Playwright). SQLite always; PostgreSQL too when TEST_DATABASE_URL is set, and
-# then an unreachable server fails the run instead of skipping.
+# browser tests (Playwright, once per backend). SQLite always; PostgreSQL too when
+# TEST_DATABASE_URL is set, and then an unreachable server fails the run instead of skipping.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,4 +18,13 @@ fi
 
 npx next build
 npx vitest run
-npx playwright test
+
+# The browser tests on SQLite, then on PostgreSQL. Both run even when the first fails; each keeps
+# its own results (test-results[-postgres]/, playwright-report[-postgres]/, see
+# playwright.config.ts), and the suite fails when either fails.
+status=0
+E2E_BACKEND=sqlite npx playwright test || status=$?
+if [ -n "${TEST_DATABASE_URL:-}" ]; then
+  E2E_BACKEND=postgres npx playwright test || status=$?
+fi
+exit "$status"

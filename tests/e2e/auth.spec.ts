@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { gridReady, openStateDbWritable, signIn, USERS } from "./helpers";
+import { gridReady, signIn, testDb, USERS } from "./helpers";
 
 test.describe("sign-in", () => {
   test("a signed-out visit goes to /login and returns to the same view after sign-in", async ({ page }) => {
@@ -59,12 +59,7 @@ test.describe("sign-in", () => {
 
   test("an expired session lands on /login and comes back after signing in", async ({ page }) => {
     await signIn(page, USERS.merchant, "/pre-arbitration?size=25");
-    const db = openStateDbWritable();
-    try {
-      db.prepare("update sessions set expires_at = ?").run(Date.now() - 1000);
-    } finally {
-      db.close();
-    }
+    expect(await testDb().run("update sessions set expires_at = ?", [Date.now() - 1000])).toBeGreaterThan(0);
     // A grid request still in flight may meet the expiry first and send the page to /login
     // itself, aborting this reload: either way the next assertion is what must hold.
     await page.reload().catch((error: Error) => {

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { gridReady, rangeText, signIn } from "./helpers";
+import { gridReady, rangeText, screenshotPath, signIn } from "./helpers";
 
 test.describe("detail drawer", () => {
   test.beforeEach(async ({ page }) => {
@@ -24,7 +24,7 @@ test.describe("detail drawer", () => {
     await expect(drawer.getByTestId("deadline")).toBeVisible();
     await expect(drawer.locator('[data-field="function_code"]')).toHaveText(/^45[0134] — (First|Arbitration) Chargeback \((Full|Partial)\)$/);
     await expect(drawer.getByRole("button", { name: "Copy Acquirer reference number" })).toBeVisible();
-    await page.screenshot({ path: "docs/screenshots/chargeback-drawer.png" });
+    await page.screenshot({ path: screenshotPath("chargeback-drawer.png") });
     await page.keyboard.press("Escape");
     await expect(drawer).toBeHidden();
     await expect(page).not.toHaveURL(/open=/);
@@ -96,13 +96,13 @@ test.describe("pre-arbitration", () => {
     // No FILE_DATE sort key for pre-arbitration: the header is not a sort button.
     await expect(page.getByRole("columnheader", { name: "File date" }).getByRole("button")).toHaveCount(0);
     await expect(page.getByLabel("Sort by").locator("option")).toHaveText(["Import order", "Shop", "Merchant id", "Acquirer reference number", "Order number"]);
-    await page.screenshot({ path: "docs/screenshots/pre-arbitration-grid.png" });
+    await page.screenshot({ path: screenshotPath("pre-arbitration-grid.png") });
     await page.locator("tbody tr[data-row-index]").first().focus();
     await page.keyboard.press("Enter");
     const drawer = page.getByRole("dialog");
     await expect(drawer.getByRole("heading", { name: "Pre-arbitration case" })).toBeVisible();
     await expect(drawer.getByTestId("deadline")).toContainText(/Answer by \d{4}-\d{2}-\d{2}/);
-    await page.screenshot({ path: "docs/screenshots/pre-arbitration-drawer.png" });
+    await page.screenshot({ path: screenshotPath("pre-arbitration-drawer.png") });
     await page.keyboard.press("Escape");
     await expect(page.locator("tbody tr[data-row-index]").first()).toBeFocused();
   });

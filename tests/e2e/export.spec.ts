@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { expect, test } from "@playwright/test";
 import { parse } from "csv-parse/sync";
 import { formatMinor } from "../../lib/domain/money";
-import { gridReady, openTestDb, rangeText, signIn, USERS } from "./helpers";
+import { gridReady, rangeText, signIn, testDb, USERS } from "./helpers";
 
 test.describe("CSV export", () => {
   test("holds the whole selection (all pages), in order, with exact amounts", async ({ page }) => {
@@ -17,11 +17,9 @@ test.describe("CSV export", () => {
     const text = fs.readFileSync((await download.path())!, "utf8");
     const rows = parse(text, { bom: true, columns: true }) as Record<string, string>[];
 
-    const db = openTestDb();
-    const expected = db
-      .prepare("select * from chargebacks where shop_code = 'SHOP_B' and file_date between '2026-01-04' and '2026-01-20' order by payment_order_nr desc, id desc")
-      .all() as Record<string, unknown>[];
-    db.close();
+    const expected = await testDb().all(
+      "select * from chargebacks where shop_code = 'SHOP_B' and file_date between '2026-01-04' and '2026-01-20' order by payment_order_nr desc, id desc",
+    );
     expect(expected.length).toBeGreaterThan(10);
     expect(rows.length).toBe(expected.length);
     rows.forEach((row, i) => {
@@ -44,9 +42,7 @@ test.describe("CSV export", () => {
     const all = await page.request.get("/api/export/chargeback");
     expect(all.status()).toBe(200);
     const rows = parse(await all.text(), { bom: true, columns: true }) as Record<string, string>[];
-    const db = openTestDb();
-    const n = (db.prepare("select count(*) as n from chargebacks where shop_code = 'SHOP_A'").get() as { n: number }).n;
-    db.close();
+    const n = (await testDb().get<{ n: number }>("select count(*) as n from chargebacks where shop_code = 'SHOP_A'")).n;
     expect(rows.length).toBe(n);
     expect(new Set(rows.map((r) => r.shop_code))).toEqual(new Set(["SHOP_A"]));
   });

@@ -1,16 +1,10 @@
 import { expect, test } from "@playwright/test";
-import { gridReady, openTestDb, rangeText, signIn } from "./helpers";
+import { gridReady, rangeText, screenshotPath, signIn, testDb } from "./helpers";
 
-const SCREENSHOTS = "docs/screenshots";
 const IN_SCOPE = "shop_code in ('SHOP_A','SHOP_B')";
 
-function count(where: string, ...params: unknown[]): number {
-  const db = openTestDb();
-  try {
-    return (db.prepare(`select count(*) as n from chargebacks where ${IN_SCOPE} and ${where}`).get(...params) as { n: number }).n;
-  } finally {
-    db.close();
-  }
+async function count(where: string, ...params: unknown[]): Promise<number> {
+  return (await testDb().get<{ n: number }>(`select count(*) as n from chargebacks where ${IN_SCOPE} and ${where}`, params)).n;
 }
 
 const fmt = (n: number) => n.toLocaleString("en");
@@ -23,14 +17,14 @@ test.describe("chargeback grid", () => {
   test("shows the review columns and the true total of the user's shops", async ({ page }) => {
     await page.goto("/chargebacks");
     await gridReady(page);
-    const total = count("1=1");
+    const total = await count("1=1");
     await expect(rangeText(page)).toHaveText(`Rows 1–50 of ${fmt(total)}`);
     for (const name of ["File date", "Card", "Scheme", "Reason", "Function", "Amount", "Processed", "Merchant", "Order number", "Reversal", "Docs", "Decision", "Answer by"]) {
       await expect(page.getByRole("columnheader", { name, exact: true })).toBeVisible();
     }
     // An unknown reason code still shows, as the number with "unknown code".
     await expect(page.getByRole("cell", { name: /^\d+ — unknown code$/ }).first()).toBeVisible();
-    await page.screenshot({ path: `${SCREENSHOTS}/chargebacks-grid.png` });
+    await page.screenshot({ path: screenshotPath("chargebacks-grid.png") });
   });
 
   test("filters by file date range; the filter goes into the URL and back to page 1", async ({ page }) => {
@@ -42,7 +36,7 @@ test.describe("chargeback grid", () => {
     await page.getByLabel("File date to").fill("2026-01-14");
     await expect(page).toHaveURL(/to=2026-01-14/);
     await gridReady(page);
-    const n = count("file_date between ? and ?", "2026-01-10", "2026-01-14");
+    const n = await count("file_date between ? and ?", "2026-01-10", "2026-01-14");
     await expect(rangeText(page)).toHaveText(`Rows 1–50 of ${fmt(n)}`);
     const dates = await page.locator("tbody tr[data-row-index] td:first-child").allTextContents();
     expect(dates.length).toBeGreaterThan(0);
@@ -55,7 +49,7 @@ test.describe("chargeback grid", () => {
     await page.getByRole("checkbox", { name: "SHOP_A" }).check();
     await expect(page).toHaveURL(/shops=SHOP_A/);
     await gridReady(page);
-    await expect(rangeText(page)).toHaveText(`Rows 1–50 of ${fmt(count("shop_code = 'SHOP_A'"))}`);
+    await expect(rangeText(page)).toHaveText(`Rows 1–50 of ${fmt(await count("shop_code = 'SHOP_A'"))}`);
     // Only the user's shops are offered.
     await expect(page.getByRole("checkbox", { name: "SHOP_C" })).toHaveCount(0);
   });
@@ -63,9 +57,7 @@ test.describe("chargeback grid", () => {
   test("a pasted list of order numbers (newlines, commas, spaces) filters exactly those", async ({ page }) => {
     await page.goto("/chargebacks");
     await gridReady(page);
-    const db = openTestDb();
-    const orders = (db.prepare(`select payment_order_nr from chargebacks where ${IN_SCOPE} order by id limit 3`).all() as { payment_order_nr: string }[]).map((r) => r.payment_order_nr);
-    db.close();
+    const orders = (await testDb().all<{ payment_order_nr: string }>(`select payment_order_nr from chargebacks where ${IN_SCOPE} order by id limit 3`)).map((r) => r.payment_order_nr);
     await page.getByLabel("Order numbers").fill(`${orders[0]},\n${orders[1]}  ${orders[2]}`);
     await expect(page).toHaveURL(new RegExp(`orders=${orders.join("(,|%2C)")}`));
     await expect(rangeText(page)).toHaveText("Rows 1–3 of 3");
@@ -81,9 +73,7 @@ test.describe("chargeback grid", () => {
     await expect(header).toHaveAttribute("aria-sort", "descending");
     await expect(page).toHaveURL(/sort=FILE_DATE&dir=desc|dir=desc&sort=FILE_DATE/);
     await gridReady(page);
-    const db = openTestDb();
-    const latest = (db.prepare(`select max(file_date) as d from chargebacks where ${IN_SCOPE}`).get() as { d: string }).d;
-    db.close();
+    const latest = (await testDb().get<{ d: string }>(`select max(file_date) as d from chargebacks where ${IN_SCOPE}`)).d;
     await expect(page.locator("tbody tr[data-row-index]").first().locator("td").first()).toHaveText(latest);
     // Sort keys without a column (import order, shop) are in the "Sort by" menu.
     await page.getByLabel("Sort by").selectOption("SHOP_CODE");
@@ -92,7 +82,7 @@ test.describe("chargeback grid", () => {
   });
 
   test("page size, first / previous / next / last, Back and Forward", async ({ page }) => {
-    const total = count("1=1");
+    const total = await count("1=1");
     await page.goto("/chargebacks");
     await gridReady(page);
     await page.getByLabel("Rows per page").selectOption("25");

@@ -1,20 +1,76 @@
-import { expect, type Page } from "@playwright/test";
-import Database from "better-sqlite3";
-import { stateFileOf } from "@/lib/data/db";
+import { expect, type Page, test } from "@playwright/test";
+import { CompiledQuery } from "kysely";
+import { openDatabase } from "@/lib/data/db";
 import { USERS } from "./global-setup";
 
 export { USERS };
 
-/** The test database, read-only: what the pages show is checked against it. */
-export function openTestDb() {
-  const file = process.env.E2E_DATABASE_FILE;
-  if (!file) throw new Error("E2E_DATABASE_FILE is not set: run through playwright (global-setup)");
-  return new Database(file, { readonly: true, fileMustExist: true });
+type Params = readonly unknown[];
+
+/**
+ * The test database, on whichever backend global-setup started the server (E2E_DATABASE_URL):
+ * what the pages show is checked against it, and a test may change it (a session's expiry).
+ * Statements are written once for both backends with `?` placeholders; each call opens the
+ * database, runs one statement and closes it. BIGINT values come back as numbers on PostgreSQL
+ * too (lib/data/db.ts), and on SQLite the attached state database (sessions) is reachable
+ * by its tables' plain names.
+ */
+export interface TestDb {
+  all<T = Record<string, unknown>>(sql: string, params?: Params): Promise<T[]>;
+  /** the first row; a query that answers none fails the test */
+  get<T = Record<string, unknown>>(sql: string, params?: Params): Promise<T>;
+  /** the number of rows changed */
+  run(sql: string, params?: Params): Promise<number>;
 }
 
-/** A read-write handle on the database of sessions and nonces, for tests that change a session. */
-export function openStateDbWritable() {
-  return new Database(stateFileOf(process.env.E2E_DATABASE_FILE!), { fileMustExist: true });
+export function testDb(): TestDb {
+  const url = process.env.E2E_DATABASE_URL;
+  if (!url) throw new Error("E2E_DATABASE_URL is not set: run through playwright (global-setup)");
+  const execute = async (text: string, params: Params = []) => {
+    const db = await openDatabase(url);
+    try {
+      const statement = db.dialect === "postgres" ? numberedPlaceholders(text) : text;
+      return await db.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(statement, [...params]));
+    } finally {
+      await db.close();
+    }
+  };
+  return {
+    all: async <T>(text: string, params?: Params) => (await execute(text, params)).rows as T[],
+    get: async <T>(text: string, params?: Params) => {
+      const { rows } = await execute(text, params);
+      if (rows.length === 0) throw new Error(`no row for: ${text}`);
+      return rows[0] as T;
+    },
+    run: async (text: string, params?: Params) => Number((await execute(text, params)).numAffectedRows ?? 0),
+  };
+}
+
+/** `?` placeholders as PostgreSQL's `$1, $2, ...`, leaving quoted strings and names alone. */
+export function numberedPlaceholders(text: string): string {
+  let n = 0;
+  let quote: string | null = null;
+  let out = "";
+  for (const ch of text) {
+    if (quote) {
+      if (ch === quote) quote = null;
+      out += ch;
+    } else if (ch === "'" || ch === '"') {
+      quote = ch;
+      out += ch;
+    } else {
+      out += ch === "?" ? `$${++n}` : ch;
+    }
+  }
+  return out;
+}
+
+/**
+ * Where a test saves a screenshot of the README: docs/screenshots on the SQLite run; on the
+ * PostgreSQL run the test's own output folder, so that only one run writes the committed files.
+ */
+export function screenshotPath(file: string): string {
+  return process.env.E2E_DATABASE_URL?.startsWith("file:") ? `docs/screenshots/${file}` : test.info().outputPath(file);
 }
 
 /** The fixture's files are from early 2026: the browser's today is pinned just after them, so

@@ -1,6 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
-import { gridReady, signIn } from "./helpers";
+import { gridReady, screenshotPath, signIn } from "./helpers";
 
 test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
 
@@ -18,7 +18,7 @@ test.describe("on a 390x844 phone", () => {
     expect(overflow).toBe(true);
     // The page itself does not scroll sideways; only the grid does.
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
-    await page.screenshot({ path: "docs/screenshots/phone-grid.png" });
+    await page.screenshot({ path: screenshotPath("phone-grid.png") });
     await toggle.click();
     await expect(page.getByLabel("File date from")).toBeVisible();
     await page.getByLabel("File date from").fill("2026-01-20");
@@ -29,7 +29,7 @@ test.describe("on a 390x844 phone", () => {
     await expect(drawer).toBeVisible();
     const box = await drawer.boundingBox();
     expect(box!.width).toBeGreaterThanOrEqual(389);
-    await page.screenshot({ path: "docs/screenshots/phone-drawer.png" });
+    await page.screenshot({ path: screenshotPath("phone-drawer.png") });
     const axe = await new AxeBuilder({ page }).analyze();
     expect(axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
   });
