@@ -45,11 +45,17 @@ function parse(argv: string[]): SoakOptions {
       i++;
       return n;
     };
-    if (flag === "--backend" && (value === "sqlite" || value === "postgres")) (opts.backend = value), i++;
+    if (flag === "--backend" && (value === "sqlite" || value === "postgres")) {
+      opts.backend = value;
+      i++;
+    }
     else if (flag === "--seconds") opts.seconds = whole(5, 6 * 3600);
     else if (flag === "--records") opts.records = whole(1000, 5_000_000);
     else if (flag === "--max-rss-mb") opts.maxRssMb = whole(64, 65536);
-    else if (flag === "--json" && value) (opts.json = value), i++;
+    else if (flag === "--json" && value) {
+      opts.json = value;
+      i++;
+    }
     else throw new Error(`unknown or incomplete flag ${flag}: see the comment at the top of scripts/soak.ts`);
   }
   return opts;
