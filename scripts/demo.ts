@@ -3,7 +3,7 @@
  *
  * One command from a fresh clone:
  *  1. builds the app (`next build`) when .next/BUILD_ID is missing or older than the newest file
- *     under app/, components/, lib/, public/ or a root build input (package.json, next.config.*,
+ *     under app/, components/, lib/, public/, server/ or a root build input (package.json, next.config.*,
  *     tsconfig.json, proxy.ts, ...); otherwise the existing build is served;
  *  2. writes demo acquirer files to data/demo-files (DEMO_FILES_DIR overrides) and loads them
  *     through the same import as `npm run import`;
@@ -24,7 +24,7 @@ import { ConfigError, databaseTarget } from "@/lib/config";
 import { type Db, openDatabase } from "@/lib/data/db";
 import { DEMO_SHOPS, generateDemoFiles } from "@/lib/demo/generate";
 import { importPaths } from "@/lib/import";
-import { productionServerCommand } from "@/server/command";
+import { productionServerCommand, SERVER_BUNDLE } from "@/server/command";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const SEED = 42;
@@ -72,7 +72,7 @@ function parseOptions(argv: string[]): Options {
 
 // ------------------------------------------------------------------------------------- build
 
-const BUILD_DIRS = ["app", "components", "lib", "public"];
+const BUILD_DIRS = ["app", "components", "lib", "public", "server"];
 const BUILD_FILES = /^(package\.json|package-lock\.json|tsconfig\.json|(next|postcss|tailwind)\.config\.[cm]?[jt]s|proxy\.ts|middleware\.ts)$/;
 
 function newestMtime(dir: string): number {
@@ -90,7 +90,8 @@ function buildIfNeeded(): void {
     ...BUILD_DIRS.map((d) => path.join(ROOT, d)).filter((d) => fs.existsSync(d)).map(newestMtime),
     ...fs.readdirSync(ROOT).filter((f) => BUILD_FILES.test(f)).map((f) => fs.statSync(path.join(ROOT, f)).mtimeMs),
   ];
-  if (fs.existsSync(buildId) && fs.statSync(buildId).mtimeMs > Math.max(0, ...sources)) {
+  // The server bundle (.worker/server.cjs) is made by the same build.
+  if (fs.existsSync(buildId) && fs.existsSync(SERVER_BUNDLE) && fs.statSync(buildId).mtimeMs > Math.max(0, ...sources)) {
     console.log("demo: the build in .next is newer than the sources; not building again");
     return;
   }
