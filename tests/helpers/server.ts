@@ -12,6 +12,8 @@ export interface TestServer {
   port: number;
   stop(): Promise<void>;
   output(): string;
+  /** true while the server process runs (it has neither exited nor been killed by a signal) */
+  alive(): boolean;
 }
 
 export async function freePort(): Promise<number> {
@@ -58,6 +60,7 @@ export async function startServer(env: Record<string, string>, opts: { waitForHe
     url,
     port,
     output: () => log,
+    alive: () => child.exitCode === null && child.signalCode === null,
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();
