@@ -15,7 +15,8 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
   const next = safeNextPath(typeof params.next === "string" ? params.next : undefined);
   const reason = typeof params.reason === "string" ? params.reason : undefined;
   if (await getCurrentUser().catch(() => null)) redirect(next);
-  const notice = reason ? NOTICES[reason] : undefined;
+  // Own keys only: ?reason=__proto__ must not render Object.prototype.
+  const notice = reason && Object.hasOwn(NOTICES, reason) ? NOTICES[reason] : undefined;
   return (
     <main className="flex min-h-screen items-center justify-center px-4">
       <div className="w-full max-w-sm rounded-lg border border-slate-200 bg-white p-6 shadow-sm">

@@ -58,12 +58,12 @@ function filtered(kind: RecordKind, selection: Selection, shops: readonly string
     ];
     if (selection.file_date_from) conditions.push(eb(dateTerm, ">=", selection.file_date_from));
     if (selection.file_date_to) conditions.push(eb(dateTerm, "<=", selection.file_date_to));
-    if (selection.merchant_id) conditions.push(eb("merchant_id", "=", selection.merchant_id));
+    if (selection.merchant_id) conditions.push(matchable(dialect, selection.merchant_id) ? eb("merchant_id", "=", selection.merchant_id) : eb.lit(false));
     if (selection.acq_ref_nrs) conditions.push(oneOf(eb, dialect, sql.ref("acq_ref_nr"), selection.acq_ref_nrs));
     if (selection.payment_order_nrs) conditions.push(oneOf(eb, dialect, sql.ref("payment_order_nr"), selection.payment_order_nrs));
     if (kind === "chargeback") {
       const cb = eb as unknown as ExpressionBuilder<Database, "chargebacks">;
-      if (selection.parent_merchant_id) conditions.push(cb("parent_mrch_id", "=", selection.parent_merchant_id));
+      if (selection.parent_merchant_id) conditions.push(matchable(dialect, selection.parent_merchant_id) ? cb("parent_mrch_id", "=", selection.parent_merchant_id) : cb.lit(false));
       if (selection.transaction_ids) conditions.push(oneOf(cb, dialect, sql.ref("transaction_id"), selection.transaction_ids));
     } else {
       const pa = eb as unknown as ExpressionBuilder<Database, "pre_arbitrations">;
@@ -74,13 +74,22 @@ function filtered(kind: RecordKind, selection: Selection, shops: readonly string
 }
 
 /**
+ * Whether a filter value can equal a stored value at all. PostgreSQL text cannot hold U+0000 and
+ * refuses it as a parameter (an error, not a mismatch), so there such a value matches nothing.
+ */
+const matchable = (dialect: Dialect, value: string) => dialect !== "postgres" || !value.includes("\u0000");
+
+/**
  * `term` is one of `values`, with the list as one bound value: a JSON array on SQLite, an array on
  * PostgreSQL. 200 shop codes as 200 parameters cost more to build, pass and parse than the query.
  */
 function oneOf<DB, TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, dialect: Dialect, term: RawBuilder<unknown>, values: readonly string[]): Expression<SqlBool> {
+  const usable = values.filter((value) => matchable(dialect, value));
+  // A list none of whose values can match matches nothing (never "no filter").
+  if (usable.length === 0) return eb.lit(false);
   return dialect === "postgres"
-    ? eb(term, "=", sql`any(${[...values]}::text[])`)
-    : eb(term, "in", sql`(select value from json_each(${JSON.stringify(values)}))`);
+    ? eb(term, "=", sql`any(${usable}::text[])`)
+    : eb(term, "in", sql`(select value from json_each(${JSON.stringify(usable)}))`);
 }
 
 function ordered(query: Query, selection: Selection): Query {

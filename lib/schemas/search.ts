@@ -42,13 +42,17 @@ export const LIMITS = {
   stringMax: 100,
 } as const;
 
-/** A real calendar date: 2026-02-30 has the right shape and is still refused. */
+/**
+ * A real calendar date of the years 0001 to 9999: 2026-02-30 has the right shape and is still
+ * refused. setUTCFullYear, because Date.UTC reads the years 0 to 99 as 1900 to 1999.
+ */
 export function isCalendarDate(value: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
   if (!m) return false;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const date = new Date(Date.UTC(y, mo - 1, d));
-  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
+  const date = new Date(0);
+  date.setUTCFullYear(y, mo - 1, d);
+  return y >= 1 && date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
 }
 
 const date = z

@@ -263,7 +263,8 @@ export function parseExportQuery(kind: RecordKind, params: URLSearchParams): Exp
       continue;
     }
     seen.add(key);
-    const parser = parsers[key];
+    // Own keys only: "__proto__", "constructor" or "toString" name no parser.
+    const parser = Object.hasOwn(parsers, key) ? parsers[key] : undefined;
     if (!parser) {
       errors.push({ field: key, message: "is not a parameter of this export" });
       continue;

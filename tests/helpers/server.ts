@@ -16,6 +16,8 @@ export interface TestServer {
   exitCode(): number | null;
   stop(): Promise<void>;
   output(): string;
+  /** true while the server process runs (it has neither exited nor been killed by a signal) */
+  alive(): boolean;
 }
 
 export async function freePort(): Promise<number> {
@@ -66,6 +68,7 @@ export async function startServer(env: Record<string, string>, opts: { waitForHe
     exited,
     exitCode: () => child.exitCode,
     output: () => log,
+    alive: () => child.exitCode === null && child.signalCode === null,
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();

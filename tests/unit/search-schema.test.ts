@@ -25,6 +25,12 @@ describe("search request parsing", () => {
     expect(isCalendarDate("2026-02-29")).toBe(false);
     expect(isCalendarDate("2026-13-01")).toBe(false);
     expect(isCalendarDate("2026-1-01")).toBe(false);
+    // The first century is as real as any other; there is no year 0.
+    expect(isCalendarDate("0099-12-31")).toBe(true);
+    expect(isCalendarDate("0004-02-29")).toBe(true);
+    expect(isCalendarDate("0001-02-29")).toBe(false);
+    expect(isCalendarDate("0000-01-01")).toBe(false);
+    expect(isCalendarDate("9999-12-31")).toBe(true);
   });
 
   it("writes JSON paths with indexes in brackets", () => {

@@ -52,6 +52,7 @@ describe("dashboard URL state", () => {
     expect(fields("parent=P1", "pre_arbitration")).toEqual(["parent"]);
     expect(fields("from=2026-02-01&to=2026-01-01")).toEqual(["from"]);
     expect(fields("page=2")).toEqual(["page"]);
+    expect(fields("__proto__=x&constructor=y&toString=z")).toEqual(["__proto__", "constructor", "toString"]);
   });
 
   it("names a record by content, stable and parseable", () => {

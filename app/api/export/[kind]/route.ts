@@ -43,7 +43,9 @@ function csvLines(fields: readonly FieldDef[], rows: Record<string, unknown>[]):
 
 export async function GET(request: Request, { params }: { params: Promise<{ kind: string }> }): Promise<Response> {
   try {
-    const kind = KINDS[(await params).kind];
+    // Own keys only: "__proto__" or "constructor" must not pass for a kind.
+    const name = (await params).kind;
+    const kind = Object.hasOwn(KINDS, name) ? KINDS[name] : undefined;
     if (!kind) throw new ApiError(400, "export kind must be chargeback or pre_arbitration");
     // A download started from another site's page is refused: exports are for our own pages.
     if (request.headers.get("sec-fetch-site") === "cross-site") throw new ApiError(403, "exports start from the dashboard's own pages");
