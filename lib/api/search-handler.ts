@@ -4,17 +4,27 @@ import { searchRecords } from "@/lib/data/queries";
 import type { RecordKind } from "@/lib/domain/fields";
 import { authenticate, type Caller } from "@/lib/auth/request-auth";
 import { currentRequest, errorFields, log, notePrincipal } from "@/lib/log";
-import { parseSearchRequest } from "@/lib/schemas/search";
+import { type FieldError, parseSearchRequest } from "@/lib/schemas/search";
 import { ApiError, problemResponse } from "./problem";
 import { failedAuthWait, noteFailedAuth, rateLimitWait } from "./rate-limit";
 import { checkContentType, parseJsonBody, readBodyText } from "./read-body";
 import { envelopeJson } from "./serialize";
 
+/** What a POST endpoint of the API does once the caller is known: validate, then answer. */
+export interface PostEndpoint<T> {
+  /** the body's validity (400 with the offending fields when it breaks a rule) */
+  parse(body: unknown): { ok: true; request: T } | { ok: false; errors: FieldError[] };
+  /** the shop codes the request names, checked against the caller's access list (403) */
+  shopCodes(request: T): readonly string[] | null | undefined;
+  /** the answer, for a valid request inside the caller's scope */
+  answer(request: T, caller: Caller): Promise<Response>;
+}
+
 /**
- * The pipeline of both search endpoints, in the order CONTRACT 4 fixes: method, content type,
- * body size, authentication, (rate limit), validity, scope; then one query and the envelope.
+ * The pipeline of every POST endpoint of the API, in the order CONTRACT 4 fixes: method, content
+ * type, body size, authentication, (rate limit), validity, scope; then the endpoint's answer.
  */
-export function searchRoute(kind: RecordKind) {
+export function postRoute<T>(endpoint: PostEndpoint<T>) {
   async function POST(request: Request): Promise<Response> {
     try {
       checkContentType(request.headers.get("content-type"));
@@ -25,14 +35,11 @@ export function searchRoute(kind: RecordKind) {
       if (wait > 0) {
         throw new ApiError(429, "too many requests for this credential; retry after the given seconds", { headers: { "Retry-After": String(wait) } });
       }
-      const parsed = parseSearchRequest(kind, parseJsonBody(text));
+      const parsed = endpoint.parse(parseJsonBody(text));
       if (!parsed.ok) throw new ApiError(400, "the request body breaks the rules of this endpoint", { errors: parsed.errors });
-      const outside = (parsed.request.shop_codes ?? []).filter((code) => !caller.access.includes(code));
+      const outside = (endpoint.shopCodes(parsed.request) ?? []).filter((code) => !caller.access.includes(code));
       if (outside.length > 0) throw new ApiError(403, `shop_codes names shops outside your access list: ${outside.join(", ")}`);
-      const result = await searchRecords(kind, parsed.request, caller.access);
-      return new Response(envelopeJson(result.content, result.totalPages, result.totalElements) as BodyInit, {
-        headers: { "Content-Type": "application/json", "Cache-Control": "no-store" },
-      });
+      return await endpoint.answer(parsed.request, caller);
     } catch (err) {
       return errorResponse(err);
     }
@@ -41,6 +48,23 @@ export function searchRoute(kind: RecordKind) {
   const notAllowed = async () => problemResponse(new ApiError(405, "this endpoint answers POST only", { headers: { Allow: "POST" } }));
 
   return { POST, GET: notAllowed, HEAD: notAllowed, PUT: notAllowed, PATCH: notAllowed, DELETE: notAllowed, OPTIONS: notAllowed };
+}
+
+/** A JSON answer that no cache keeps. */
+export function jsonAnswer(body: string | Uint8Array): Response {
+  return new Response(body as BodyInit, { headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
+}
+
+/** Both search endpoints (CONTRACT 1): one query, the page envelope. */
+export function searchRoute(kind: RecordKind) {
+  return postRoute({
+    parse: (body) => parseSearchRequest(kind, body),
+    shopCodes: (request) => request.shop_codes,
+    async answer(request, caller) {
+      const result = await searchRecords(kind, request, caller.access);
+      return jsonAnswer(envelopeJson(result.content, result.totalPages, result.totalElements));
+    },
+  });
 }
 
 /** The address the production server determined for this request (server/main.ts). */
