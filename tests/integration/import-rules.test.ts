@@ -3,7 +3,8 @@ import path from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, openDatabase } from "@/lib/data/db";
-import { importColumns, type RecordKind } from "@/lib/domain/fields";
+import { DEFAULT_MAX_TEXT, FIELDS_BY_KIND, importColumns, type RecordKind } from "@/lib/domain/fields";
+import { MAX_RECORD_CHARS } from "@/lib/import/csv-records";
 import { type CliResult, runCli } from "../helpers/cli";
 import { backends, dropCreatedDatabases, tempDir } from "../helpers/db";
 import { MINIMAL_ROW } from "../helpers/import-rows";
@@ -32,6 +33,14 @@ function csv(kind: RecordKind, rows: Row[], opts: { columns?: string[]; eol?: st
 }
 
 const row = (i: number, extra: Row = {}): Row => ({ payment_id: `P-${i}`, ...extra });
+
+/** A chargeback with every text cell at its longest, the 4000-character comments all quotes (doubled in the file). */
+const LONGEST_ROW: Row = Object.fromEntries([
+  ["shop_code", "s".repeat(100)],
+  ...FIELDS_BY_KIND.chargeback
+    .filter((d) => d.kind === "text" && !("fromFileName" in d && d.fromFileName))
+    .map((d) => [d.name, (d.maxLength ?? DEFAULT_MAX_TEXT) === 4000 ? '"'.repeat(4000) : "L".repeat(d.maxLength ?? DEFAULT_MAX_TEXT)]),
+]);
 
 /** File names with dates no other file of the test uses. */
 let dayCounter = 0;
@@ -270,6 +279,21 @@ function buildCases() {
     const content = csv("chargeback", [row(1)]) + `shop-1,"512345%1234,ARN-1\n`;
     rejects.push({ title: "an unclosed quote", kind: "chargeback", ...n, content, expect: [{ line: 3 }] });
   }
+  {
+    // An unclosed quote on line 4 would read every later line into one cell; the parser stops at
+    // MAX_RECORD_CHARS and names the record's first line.
+    const n = nextName("chargeback");
+    const rest = csv("chargeback", Array.from({ length: 1200 }, (_, i) => row(100 + i))).split("\n").slice(1).join("\n");
+    if (rest.length <= MAX_RECORD_CHARS) throw new Error("the swallowed lines must be longer than MAX_RECORD_CHARS");
+    const content = csv("chargeback", [row(1), row(2)]) + `shop-1,"512345%1234,ARN-1\n` + rest;
+    rejects.push({
+      title: "a record longer than MAX_RECORD_CHARS (an unclosed quote swallowing the rest of the file)",
+      kind: "chargeback",
+      ...n,
+      content,
+      expect: [{ line: 4, field: "csv", message: new RegExp(`^record longer than ${MAX_RECORD_CHARS} characters \\(an unclosed quote\\?\\)$`) }],
+    });
+  }
 
   // ---- Files that load
   {
@@ -321,6 +345,13 @@ function buildCases() {
   {
     const n = nextName("chargeback");
     accepts.push({ title: "a header-only file", kind: "chargeback", ...n, content: csv("chargeback", []), records: 0 });
+  }
+  {
+    const n = nextName("chargeback");
+    const content = csv("chargeback", [row(1), LONGEST_ROW]);
+    const longest = content.split("\n")[2].length;
+    if (longest < 20_000 || longest > MAX_RECORD_CHARS) throw new Error(`the longest valid record has ${longest} characters`);
+    accepts.push({ title: "the longest record the rules allow", kind: "chargeback", ...n, content, records: 2 });
   }
 
   // ---- The 100-problem cap
@@ -457,6 +488,11 @@ describe.each(backends)("import rules on $name", (backend) => {
       expect(ind).toMatchObject({ doc_indicator: "1", rev_indicator: "R", chb_tr_date: "2025-12-31" });
       const plain = await db.db.selectFrom("chargebacks").selectAll().where("payment_id", "=", "ZERO").executeTakeFirstOrThrow();
       expect(plain).toMatchObject({ doc_indicator: null, rev_indicator: null });
+    });
+
+    it("loads the longest record the rules allow, every cell whole", async () => {
+      const r = await db.db.selectFrom("chargebacks").selectAll().where("payment_id", "=", LONGEST_ROW.payment_id).executeTakeFirstOrThrow();
+      for (const [name, value] of Object.entries(LONGEST_ROW)) expect((r as Record<string, unknown>)[name], name).toBe(value);
     });
 
     it("keeps quoted line breaks, quotes and commas inside a cell", async () => {
