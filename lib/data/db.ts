@@ -30,19 +30,28 @@ export interface Db {
 }
 
 const INT8_OID = 20;
+// The import command and the server may write at the same time: wait instead of failing.
+const SQLITE_BUSY_TIMEOUT_MS = 10_000;
 
 function sqliteDb(file: string): { db: Kysely<Database>; database: BetterSqlite3.Database } {
   if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
   const database = new BetterSqlite3(file);
-  // The import command and the server may write at the same time: wait instead of failing.
-  database.pragma("busy_timeout = 10000");
+  database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   database.pragma("journal_mode = WAL");
   database.pragma("synchronous = NORMAL");
   database.pragma("foreign_keys = ON");
   // Refreshes planner statistics that are missing or stale (cheap; recommended at every open).
   // Before the attach below: it must never analyse the state database, which a running server
   // writes hundreds of times a second (a read that turns into a write there fails at once).
-  database.pragma("optimize = 0x10002");
+  // Best effort: its ANALYZE needs the write lock, which an import may hold for minutes; a
+  // command or server opened meanwhile skips it rather than wait and fail ("database is locked").
+  database.pragma("busy_timeout = 0");
+  try {
+    database.pragma("optimize = 0x10002");
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== "SQLITE_BUSY") throw err;
+  }
+  database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   // Nonces and sessions live in a database file of their own (see migration 003), so that the
   // server's small writes never wait for an import's write lock on the records.
   database.prepare("attach database ? as state").run(file === ":memory:" ? ":memory:" : stateFileOf(file));
