@@ -6,7 +6,7 @@ import pg from "pg";
 import { contentJson } from "@/lib/api/serialize";
 import { databaseTarget, type DatabaseTarget } from "@/lib/config";
 import { type Dialect, migrateToLatest } from "./migrations";
-import { Memo, type ReadResult, type ReadStatement, type Row, runBatch } from "./read";
+import { Memo, type ReadResult, type ReadStatement, type Row, runBatch, runBatchConcurrently } from "./read";
 import { sqliteReaderCount, SqliteReaders } from "./sqlite-readers";
 import { preparedStatements } from "./prepared";
 import type { Database } from "./schema";
@@ -22,8 +22,10 @@ export interface Db {
   /** the SQLite connection under `db`, for the import's prepared bulk insert */
   sqlite?: BetterSqlite3.Database;
   /**
-   * Runs read statements and answers their rows, all from one snapshot on SQLite (a total and its
-   * page agree), concurrently on PostgreSQL. On a server on SQLite they run on reader threads.
+   * Runs read statements and answers their rows, all from one snapshot (a total and its page
+   * agree): one read transaction on SQLite, on reader threads on a server; on PostgreSQL
+   * concurrently between two reads of the data's version, or in one transaction when an import
+   * committed meanwhile (read.ts).
    */
   read(statements: readonly ReadStatement[]): Promise<ReadResult[]>;
   close(): Promise<void>;
@@ -134,10 +136,17 @@ export async function openDatabase(url?: string, opts: { readers?: number; serve
     const { rows } = await executor.executeQuery<Row>(CompiledQuery.raw(s.sql, [...s.parameters]));
     return s.json ? contentJson(s.json, rows) : rows;
   };
+  // On PostgreSQL, a batch that straddled an import's commit is read again in one snapshot.
   const read: Db["read"] = readers
     ? (statements) => readers.run(statements)
     : dialect === "postgres"
-      ? (statements) => runBatch(statements, memo, runOn(db), { concurrent: true })
+      ? async (statements) =>
+          (await runBatchConcurrently(statements, memo, runOn(db))) ??
+          db
+            .transaction()
+            .setIsolationLevel("repeatable read")
+            .setAccessMode("read only")
+            .execute((trx) => runBatch(statements, memo, runOn(trx)))
       : (statements) => db.transaction().execute((trx) => runBatch(statements, memo, runOn(trx)));
   return {
     db,
