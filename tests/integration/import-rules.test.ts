@@ -1,6 +1,5 @@
 import fs from "node:fs";
 import path from "node:path";
-import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, openDatabase } from "@/lib/data/db";
 import { DEFAULT_MAX_TEXT, FIELDS_BY_KIND, importColumns, type RecordKind } from "@/lib/domain/fields";
@@ -8,6 +7,7 @@ import { MAX_RECORD_CHARS } from "@/lib/import/csv-records";
 import { type CliResult, runCli } from "../helpers/cli";
 import { backends, dropCreatedDatabases, tempDir } from "../helpers/db";
 import { MINIMAL_ROW } from "../helpers/import-rows";
+import { expectDenseIds, expectRecordCountsInStep } from "../helpers/record-checks";
 
 /**
  * Every rule of CONTRACT 6, through the real import command (a child process) on each backend.
@@ -82,19 +82,6 @@ async function countWhere(db: Db, kind: RecordKind, fileDate: string): Promise<n
 
 async function importedFileNames(db: Db): Promise<string[]> {
   return (await db.db.selectFrom("imported_files").select("name").execute()).map((r) => r.name);
-}
-
-/** record_counts must equal a fresh group-by over both record tables. */
-async function expectRecordCountsInStep(db: Db): Promise<void> {
-  const summary = await db.db.selectFrom("record_counts").select(["kind", "shop_code", "file_date", "n"]).execute();
-  const grouped = await sql<{ kind: string; shop_code: string; file_date: string; n: number | string }>`
-    select 'chargeback' as kind, shop_code, file_date, count(*) as n from chargebacks group by shop_code, file_date
-    union all
-    select 'pre_arbitration' as kind, shop_code, file_date, count(*) as n from pre_arbitrations group by shop_code, file_date`.execute(db.db);
-  const key = (r: { kind: string; shop_code: string; file_date: string; n: number | string | bigint }) => `${r.kind}|${r.shop_code}|${r.file_date}|${Number(r.n)}`;
-  const expected = grouped.rows.map(key).sort();
-  expect(expected.length).toBeGreaterThan(0);
-  expect(summary.map(key).sort()).toEqual(expected);
 }
 
 interface RejectCase {
@@ -561,13 +548,6 @@ describe.each(backends)("import rules on $name", (backend) => {
       };
     }
 
-    async function expectDenseIds() {
-      for (const t of ["chargebacks", "pre_arbitrations"] as const) {
-        const r = await db.db.selectFrom(t).select((eb) => [eb.fn.countAll().as("n"), eb.fn.max("id").as("max")]).executeTakeFirstOrThrow();
-        expect(Number(r.max ?? 0)).toBe(Number(r.n));
-      }
-    }
-
     beforeAll(async () => {
       dir = tempDir("disputes-import-seq-");
       env = { DATABASE_URL: await backend.create(), APP_KEY_FILE: path.join(dir, "app.key") };
@@ -608,7 +588,7 @@ describe.each(backends)("import rules on $name", (backend) => {
       // Each record points at its own file.
       const idOf = (name: string) => s.files.find((f) => f.name === name)!.id;
       expect(s.chargebacks.map((x) => x.file_id)).toEqual([idOf(files.A.name), idOf(files.A.name), idOf(files.A.name), idOf(files.D.name), idOf(files.D.name)]);
-      await expectDenseIds();
+      await expectDenseIds(db);
       await expectRecordCountsInStep(db);
     });
 
@@ -651,7 +631,7 @@ describe.each(backends)("import rules on $name", (backend) => {
         [files.Cbad.name, 2],
       ]);
       expect(after.chargebacks.some((x) => x.payment_id === "A2-1" || x.file_date === "2026-01-05")).toBe(false);
-      await expectDenseIds();
+      await expectDenseIds(db);
       await expectRecordCountsInStep(db);
     });
 
@@ -682,7 +662,7 @@ describe.each(backends)("import rules on $name", (backend) => {
       expect(after.pre_arbitrations.slice(before.pre_arbitrations.length).map((x) => [x.id, x.payment_id])).toEqual([[3, "F-P1"]]);
       const pa = await db.db.selectFrom("pre_arbitrations").select(["bank_id", "file_date"]).where("id", "=", 3).executeTakeFirstOrThrow();
       expect(pa).toEqual({ bank_id: "31", file_date: "2026-01-15" });
-      await expectDenseIds();
+      await expectDenseIds(db);
       await expectRecordCountsInStep(db);
     });
   });
