@@ -6,7 +6,7 @@ import pg from "pg";
 import { contentJson } from "@/lib/api/serialize";
 import { databaseTarget, type DatabaseTarget } from "@/lib/config";
 import { type Dialect, migrateToLatest } from "./migrations";
-import { Memo, type ReadResult, type ReadStatement, type Row, runBatch } from "./read";
+import { Memo, type ReadResult, type ReadStatement, type Row, runBatch, runBatchConcurrently } from "./read";
 import { sqliteReaderCount, SqliteReaders } from "./sqlite-readers";
 import { preparedStatements } from "./prepared";
 import type { Database } from "./schema";
@@ -22,27 +22,38 @@ export interface Db {
   /** the SQLite connection under `db`, for the import's prepared bulk insert */
   sqlite?: BetterSqlite3.Database;
   /**
-   * Runs read statements and answers their rows, all from one snapshot on SQLite (a total and its
-   * page agree), concurrently on PostgreSQL. On a server on SQLite they run on reader threads.
+   * Runs read statements and answers their rows, all from one snapshot (a total and its page
+   * agree): one read transaction on SQLite, on reader threads on a server; on PostgreSQL
+   * concurrently between two reads of the data's version, or in one transaction when an import
+   * committed meanwhile (read.ts).
    */
   read(statements: readonly ReadStatement[]): Promise<ReadResult[]>;
   close(): Promise<void>;
 }
 
 const INT8_OID = 20;
+// The import command and the server may write at the same time: wait instead of failing.
+const SQLITE_BUSY_TIMEOUT_MS = 10_000;
 
 function sqliteDb(file: string): { db: Kysely<Database>; database: BetterSqlite3.Database } {
   if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
   const database = new BetterSqlite3(file);
-  // The import command and the server may write at the same time: wait instead of failing.
-  database.pragma("busy_timeout = 10000");
+  database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   database.pragma("journal_mode = WAL");
   database.pragma("synchronous = NORMAL");
   database.pragma("foreign_keys = ON");
   // Refreshes planner statistics that are missing or stale (cheap; recommended at every open).
   // Before the attach below: it must never analyse the state database, which a running server
   // writes hundreds of times a second (a read that turns into a write there fails at once).
-  database.pragma("optimize = 0x10002");
+  // Best effort: its ANALYZE needs the write lock, which an import may hold for minutes; a
+  // command or server opened meanwhile skips it rather than wait and fail ("database is locked").
+  database.pragma("busy_timeout = 0");
+  try {
+    database.pragma("optimize = 0x10002");
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== "SQLITE_BUSY") throw err;
+  }
+  database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   // Nonces and sessions live in a database file of their own (see migration 003), so that the
   // server's small writes never wait for an import's write lock on the records.
   database.prepare("attach database ? as state").run(file === ":memory:" ? ":memory:" : stateFileOf(file));
@@ -130,10 +141,17 @@ export async function openDatabase(url?: string, opts: { readers?: number; serve
     const { rows } = await executor.executeQuery<Row>(CompiledQuery.raw(s.sql, [...s.parameters]));
     return s.json ? contentJson(s.json, rows) : rows;
   };
+  // On PostgreSQL, a batch that straddled an import's commit is read again in one snapshot.
   const read: Db["read"] = readers
     ? (statements) => readers.run(statements)
     : dialect === "postgres"
-      ? (statements) => runBatch(statements, memo, runOn(db), { concurrent: true })
+      ? async (statements) =>
+          (await runBatchConcurrently(statements, memo, runOn(db))) ??
+          db
+            .transaction()
+            .setIsolationLevel("repeatable read")
+            .setAccessMode("read only")
+            .execute((trx) => runBatch(statements, memo, runOn(trx)))
       : (statements) => db.transaction().execute((trx) => runBatch(statements, memo, runOn(trx)));
   return {
     db,

@@ -52,25 +52,21 @@ const memoKey = (s: ReadStatement) => `${s.sql}\u0000${JSON.stringify(s.paramete
 /** The statement that names the data's version; put it first in a batch that has memo statements. */
 export const VERSION_STATEMENT: ReadStatement = { sql: 'select max("id") as "v" from "imported_files"', parameters: [], version: true };
 
+type Run = (s: ReadStatement) => ReadResult | Promise<ReadResult>;
+
 /**
- * Runs a batch: `run` executes one statement. In order, for a driver whose statements share one
- * snapshot (SQLite's read transaction); with `concurrent`, every statement that is not a memo
- * runs at once and the memo statements follow (PostgreSQL's pool: fewer round trips in a row).
+ * Runs a batch in order, for a driver whose statements share one snapshot (SQLite's read
+ * transaction, or a PostgreSQL transaction): `run` executes one statement.
  */
-export async function runBatch(
-  statements: readonly ReadStatement[],
-  memo: Memo,
-  run: (s: ReadStatement) => ReadResult | Promise<ReadResult>,
-  opts: { concurrent?: boolean } = {},
-): Promise<ReadResult[]> {
+export async function runBatch(statements: readonly ReadStatement[], memo: Memo, run: Run): Promise<ReadResult[]> {
   const results: ReadResult[] = new Array(statements.length);
   let version: string | undefined;
-  const plain = async (i: number) => {
-    results[i] = await run(statements[i]);
-    if (statements[i].version) version = JSON.stringify(results[i]);
-  };
-  const remembered = async (i: number) => {
-    const s = statements[i];
+  for (const [i, s] of statements.entries()) {
+    if (!s.memo) {
+      results[i] = await run(s);
+      if (s.version) version = JSON.stringify(results[i]);
+      continue;
+    }
     const key = memoKey(s);
     let rows = version === undefined ? undefined : memo.get(version, key);
     if (!rows) {
@@ -78,13 +74,51 @@ export async function runBatch(
       if (version !== undefined) memo.set(version, key, rows);
     }
     results[i] = rows;
-  };
-  const indexes = statements.map((_, i) => i);
-  if (opts.concurrent) {
-    await Promise.all(indexes.filter((i) => !statements[i].memo).map(plain));
-    await Promise.all(indexes.filter((i) => statements[i].memo).map(remembered));
-  } else {
-    for (const i of indexes) await (statements[i].memo ? remembered(i) : plain(i));
   }
+  return results;
+}
+
+/**
+ * Runs a batch whose statements each read a snapshot of their own (PostgreSQL's pool), with fewer
+ * round trips in a row than one transaction: the version statement first, then every other
+ * statement at once (a remembered result needs no query), then the version again. An import that
+ * committed in between moved the version, and the answers may mix the data before and after it
+ * (a total with the file, a page without it): then the result is undefined, nothing is
+ * remembered, and the caller reads again in one snapshot. A batch without a version statement
+ * runs at once as it is.
+ */
+export async function runBatchConcurrently(statements: readonly ReadStatement[], memo: Memo, run: Run): Promise<ReadResult[] | undefined> {
+  const results: ReadResult[] = new Array(statements.length);
+  const indexes = statements.map((_, i) => i);
+  const versionAt = indexes.find((i) => statements[i].version);
+  if (versionAt === undefined) {
+    await Promise.all(indexes.map(async (i) => (results[i] = await run(statements[i]))));
+    return results;
+  }
+  results[versionAt] = await run(statements[versionAt]);
+  const version = JSON.stringify(results[versionAt]);
+  const counted: [string, Row[]][] = [];
+  await Promise.all(
+    indexes
+      .filter((i) => i !== versionAt)
+      .map(async (i) => {
+        const s = statements[i];
+        if (!s.memo) {
+          results[i] = await run(s);
+          return;
+        }
+        const key = memoKey(s);
+        const known = memo.get(version, key);
+        if (known) {
+          results[i] = known;
+          return;
+        }
+        const rows = (await run(s)) as Row[];
+        counted.push([key, rows]);
+        results[i] = rows;
+      }),
+  );
+  if (JSON.stringify(await run(statements[versionAt])) !== version) return undefined;
+  for (const [key, rows] of counted) memo.set(version, key, rows);
   return results;
 }

@@ -19,6 +19,32 @@ export type FieldKind =
   | "chbDecision" // documented chargeback decisions
   | "preArbDecision"; // accept or rebuttal
 
+/**
+ * What each kind of value is, so that code that treats all text alike (the CSV export's guard
+ * against spreadsheet formulas) asks the kind instead of keeping a list of fields. A new kind
+ * must be placed here: the Record type does not compile without it.
+ */
+const VALUE_OF_KIND: Record<FieldKind, "text" | "number" | "date"> = {
+  text: "text",
+  integer: "number",
+  amount: "number",
+  date: "date",
+  trDate: "date",
+  datetime: "date",
+  docIndicator: "text",
+  revIndicator: "text",
+  currency: "text",
+  card: "text",
+  cardType: "text",
+  chbDecision: "text",
+  preArbDecision: "text",
+};
+
+/** True for kinds whose values are strings taken from the acquirer's file as they stand. */
+export function isTextKind(kind: FieldKind): boolean {
+  return VALUE_OF_KIND[kind] === "text";
+}
+
 export interface FieldDef {
   name: string;
   kind: FieldKind;

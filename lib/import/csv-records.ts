@@ -8,6 +8,14 @@ import { type InfoRecord, type Options, parse } from "csv-parse";
  * counted here from the bytes, at the byte offset where csv-parse says each record ended.
  */
 
+/**
+ * The longest record the parser buffers, in characters of its cells (UTF-8 bytes while a cell is
+ * still being read). The longest valid record has about 24,000 characters (every text cell at its
+ * limit, lib/domain/fields.ts), so this leaves room for padding, while an unclosed quote, which
+ * would otherwise read the rest of the file into one cell, stops here with a problem at its line.
+ */
+export const MAX_RECORD_CHARS = 65_536;
+
 export interface CsvRecord {
   cells: string[];
   /** first line of the record */
@@ -72,6 +80,7 @@ export async function* csvRecords(file: string): AsyncGenerator<CsvRecord> {
     bom: true,
     relax_column_count: true,
     skip_empty_lines: true,
+    max_record_size: MAX_RECORD_CHARS,
     on_record: (cells: string[], info: InfoRecord): CsvRecord => {
       const line = firstLine(info);
       recordStart = info.bytes;
@@ -102,6 +111,8 @@ function describeCsvError(code: string, message: string): string {
       return "a quoted cell is never closed";
     case "CSV_INVALID_CLOSING_QUOTE":
       return 'a closing quote must be followed by a comma or the end of the line (write a quote inside a quoted cell as "")';
+    case "CSV_MAX_RECORD_SIZE":
+      return `record longer than ${MAX_RECORD_CHARS} characters (an unclosed quote?)`;
     default:
       return `not valid CSV: ${message.replace(/ at line \d+/, "")}`;
   }

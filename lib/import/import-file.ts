@@ -20,7 +20,21 @@ import type { Problem } from "./validate";
 
 export const MAX_PRINTED_PROBLEMS = 100;
 // Serialises imports on PostgreSQL so that ids are handed out densely in import order.
-const IMPORT_LOCK_KEY = 724_001;
+export const IMPORT_LOCK_KEY = 724_001;
+
+/**
+ * How long a file waits for another import's transaction (the import lock: an advisory lock on
+ * PostgreSQL, the write lock on SQLite) before it is refused: IMPORT_LOCK_WAIT_SECONDS, default
+ * 10 minutes. Two commands started together then run one after the other instead of failing.
+ */
+export const DEFAULT_LOCK_WAIT_SECONDS = 600;
+
+export function lockWaitSeconds(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.IMPORT_LOCK_WAIT_SECONDS;
+  if (raw === undefined || raw === "") return DEFAULT_LOCK_WAIT_SECONDS;
+  if (!/^\d{1,6}$/.test(raw) || Number(raw) < 1) throw new Error(`IMPORT_LOCK_WAIT_SECONDS must be a whole number of seconds, at least 1 (got ${JSON.stringify(raw)})`);
+  return Number(raw);
+}
 
 export type FileOutcome =
   | { file: string; status: "imported"; records: number }
@@ -38,6 +52,15 @@ class Rejected extends Error {
 
 /** Another import committed the same file name while this one waited for the lock. */
 class NameTaken extends Error {}
+
+/** The import lock stayed taken for the whole wait. */
+class LockTimeout extends Error {}
+
+function isLockTimeout(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  // PostgreSQL's lock_timeout; SQLite's busy timeout on the write lock
+  return code === "55P03" || code === "SQLITE_BUSY";
+}
 
 export function readError(err: unknown): string {
   const code = (err as NodeJS.ErrnoException).code;
@@ -77,7 +100,7 @@ function isUniqueViolation(err: unknown): boolean {
   return code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE";
 }
 
-export async function importFile(db: Db, file: string, log: Log): Promise<FileOutcome> {
+export async function importFile(db: Db, file: string, log: Log, waitSeconds = lockWaitSeconds()): Promise<FileOutcome> {
   const refuse = (message: string): FileOutcome => {
     log(`${file}: ${message}`);
     return { file, status: "rejected", problems: 1 };
@@ -103,10 +126,13 @@ export async function importFile(db: Db, file: string, log: Log): Promise<FileOu
   const earlier = await earlierImport(db.db, name, sha256);
   if (earlier) return settle(earlier);
   try {
-    const records = await db.db.transaction().execute((trx) => loadFile(db, trx, file, { name, sha256, ...fileName }, log));
+    const records = await db.db.transaction().execute((trx) => loadFile(db, trx, file, { name, sha256, ...fileName, waitSeconds }, log));
     return { file, status: "imported", records };
   } catch (err) {
     if (err instanceof Rejected) return { file, status: "rejected", problems: err.problems };
+    if (err instanceof LockTimeout) {
+      return refuse(`another import kept the database locked for ${waitSeconds} s (IMPORT_LOCK_WAIT_SECONDS); nothing of this file was loaded, import it again later`);
+    }
     if (err instanceof NameTaken) {
       const now = await earlierImport(db.db, name, sha256);
       if (now) return settle(now);
@@ -118,13 +144,22 @@ export async function importFile(db: Db, file: string, log: Log): Promise<FileOu
 interface Target extends FileName {
   name: string;
   sha256: string;
+  waitSeconds: number;
 }
 
 async function loadFile(db: Db, trx: Kysely<Database>, file: string, target: Target, log: Log): Promise<number> {
   const table = RECORD_TABLES[target.kind];
-  if (db.dialect === "postgres") await sql`select pg_advisory_xact_lock(${IMPORT_LOCK_KEY})`.execute(trx);
-  // The first write: it takes SQLite's write lock, and the unique name settles a race, so
-  // max(id) below cannot move until this transaction ends.
+  if (db.dialect === "postgres") {
+    try {
+      await sql`select set_config('lock_timeout', ${`${target.waitSeconds}s`}, true)`.execute(trx);
+      await sql`select pg_advisory_xact_lock(${IMPORT_LOCK_KEY})`.execute(trx);
+    } catch (err) {
+      throw isLockTimeout(err) ? new LockTimeout() : err;
+    }
+  }
+  // The first write: it takes SQLite's write lock (waiting for it as long as the connection's
+  // busy timeout, which importPaths sets to the lock wait), and the unique name settles a race,
+  // so max(id) below cannot move until this transaction ends.
   let fileId: number;
   try {
     const row = await trx
@@ -134,7 +169,8 @@ async function loadFile(db: Db, trx: Kysely<Database>, file: string, target: Tar
       .executeTakeFirstOrThrow();
     fileId = Number(row.id);
   } catch (err) {
-    throw isUniqueViolation(err) ? new NameTaken() : err;
+    if (isUniqueViolation(err)) throw new NameTaken();
+    throw isLockTimeout(err) ? new LockTimeout() : err;
   }
   const earlier = await earlierImport(trx, target.name, target.sha256);
   if (earlier && "refusal" in earlier) {

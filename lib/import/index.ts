@@ -1,14 +1,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import { analyze, type Db } from "@/lib/data/db";
-import { type FileOutcome, importFile, readError } from "./import-file";
+import { type FileOutcome, importFile, lockWaitSeconds, readError } from "./import-file";
 
 /**
  * The import of acquirer report files (CONTRACT 6): files, or every *.csv of a folder in name
  * order, each in its own transaction. One summary line per file goes to `log`.
  */
 
-export { type FileOutcome, importFile, MAX_PRINTED_PROBLEMS } from "./import-file";
+export { DEFAULT_LOCK_WAIT_SECONDS, type FileOutcome, importFile, lockWaitSeconds, MAX_PRINTED_PROBLEMS } from "./import-file";
 export { type FileName, parseFileName } from "./file-name";
 
 export interface ImportResult {
@@ -43,31 +43,39 @@ function filesOf(arg: string): string[] {
 /**
  * SQLite settings for a bulk load: a page cache that holds the indexes' hot pages and a file's
  * dirty pages (256 MB), and checkpoints every 200 MB of log instead of every 4 MB, so that an
- * index page changed by many files is copied back once, not once per file.
+ * index page changed by many files is copied back once, not once per file. The busy timeout is
+ * the import lock's wait: another command's file may hold the write lock for minutes.
  */
-function bulkLoadSettings(db: Db): () => void {
+function bulkLoadSettings(db: Db, waitSeconds: number): () => void {
   const sqlite = db.sqlite;
   if (!sqlite) return () => {};
-  const before = { cache: sqlite.pragma("cache_size", { simple: true }), checkpoint: sqlite.pragma("wal_autocheckpoint", { simple: true }) };
+  const before = {
+    cache: sqlite.pragma("cache_size", { simple: true }),
+    checkpoint: sqlite.pragma("wal_autocheckpoint", { simple: true }),
+    busy: sqlite.pragma("busy_timeout", { simple: true }),
+  };
   sqlite.pragma("cache_size = -262144");
   sqlite.pragma("wal_autocheckpoint = 51200");
+  sqlite.pragma(`busy_timeout = ${waitSeconds * 1000}`);
   return () => {
     sqlite.pragma("wal_checkpoint(PASSIVE)");
     sqlite.pragma(`cache_size = ${Number(before.cache)}`);
     sqlite.pragma(`wal_autocheckpoint = ${Number(before.checkpoint)}`);
+    sqlite.pragma(`busy_timeout = ${Number(before.busy)}`);
   };
 }
 
 export async function importPaths(db: Db, paths: string[], log: (line: string) => void): Promise<ImportResult> {
-  const restore = bulkLoadSettings(db);
+  const waitSeconds = lockWaitSeconds();
+  const restore = bulkLoadSettings(db, waitSeconds);
   try {
-    return await importAll(db, paths, log);
+    return await importAll(db, paths, log, waitSeconds);
   } finally {
     restore();
   }
 }
 
-async function importAll(db: Db, paths: string[], log: (line: string) => void): Promise<ImportResult> {
+async function importAll(db: Db, paths: string[], log: (line: string) => void, waitSeconds: number): Promise<ImportResult> {
   const results: FileOutcome[] = [];
   for (const arg of paths) {
     let files: string[];
@@ -82,7 +90,7 @@ async function importAll(db: Db, paths: string[], log: (line: string) => void): 
     }
     if (files.length === 0) log(`${arg}: no .csv files in this folder`);
     for (const file of files) {
-      const outcome = await importFile(db, file, log);
+      const outcome = await importFile(db, file, log, waitSeconds);
       results.push(outcome);
       log(summary(outcome));
     }

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import path from "node:path";
 
 export const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -6,24 +6,57 @@ const TSX = path.join(ROOT, "node_modules/.bin/tsx");
 
 export interface CliResult {
   code: number;
+  /** the signal that ended the command, if one did */
+  signal?: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
 
+export interface RunningCli {
+  child: ChildProcessWithoutNullStreams;
+  /** what the command has printed so far */
+  stdout(): string;
+  /** resolves when the command has ended */
+  done: Promise<CliResult>;
+  /**
+   * Kills the command and every process it started (tsx runs the script in a child process of
+   * its own), as a crash or a power cut would: the whole process group, at once.
+   */
+  killGroup(signal?: NodeJS.Signals): void;
+}
+
+/**
+ * Starts one of the project's commands (scripts/<name>.ts) as a real child process and returns
+ * at once. `group`: the command leads a process group of its own, so that killGroup reaches it all.
+ */
+export function startCli(script: string, args: string[], env: Record<string, string>, opts: { stdin?: string; group?: boolean } = {}): RunningCli {
+  const child = spawn(TSX, [path.join(ROOT, "scripts", script), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: opts.group ?? false,
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => (stdout += d));
+  child.stderr.on("data", (d) => (stderr += d));
+  const done = new Promise<CliResult>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code: code ?? -1, signal, stdout, stderr }));
+  });
+  child.stdin.end(opts.stdin ?? "");
+  return {
+    child,
+    stdout: () => stdout,
+    done,
+    killGroup(signal = "SIGKILL") {
+      if (!opts.group) throw new Error("killGroup needs a command started with { group: true }");
+      if (child.pid !== undefined) process.kill(-child.pid, signal);
+    },
+  };
+}
+
 /** Runs one of the project's commands (scripts/<name>.ts) as a real child process. */
 export function runCli(script: string, args: string[], env: Record<string, string>, stdin?: string): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(TSX, [path.join(ROOT, "scripts", script), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(stdin ?? "");
-  });
+  return startCli(script, args, env, { stdin }).done;
 }

@@ -1,12 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
-import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, openDatabase } from "@/lib/data/db";
-import { importColumns, type RecordKind } from "@/lib/domain/fields";
+import { DEFAULT_MAX_TEXT, FIELDS_BY_KIND, importColumns, type RecordKind } from "@/lib/domain/fields";
+import { MAX_RECORD_CHARS } from "@/lib/import/csv-records";
 import { type CliResult, runCli } from "../helpers/cli";
 import { backends, dropCreatedDatabases, tempDir } from "../helpers/db";
 import { MINIMAL_ROW } from "../helpers/import-rows";
+import { expectDenseIds, expectRecordCountsInStep } from "../helpers/record-checks";
 
 /**
  * Every rule of CONTRACT 6, through the real import command (a child process) on each backend.
@@ -32,6 +33,14 @@ function csv(kind: RecordKind, rows: Row[], opts: { columns?: string[]; eol?: st
 }
 
 const row = (i: number, extra: Row = {}): Row => ({ payment_id: `P-${i}`, ...extra });
+
+/** A chargeback with every text cell at its longest, the 4000-character comments all quotes (doubled in the file). */
+const LONGEST_ROW: Row = Object.fromEntries([
+  ["shop_code", "s".repeat(100)],
+  ...FIELDS_BY_KIND.chargeback
+    .filter((d) => d.kind === "text" && !("fromFileName" in d && d.fromFileName))
+    .map((d) => [d.name, (d.maxLength ?? DEFAULT_MAX_TEXT) === 4000 ? '"'.repeat(4000) : "L".repeat(d.maxLength ?? DEFAULT_MAX_TEXT)]),
+]);
 
 /** File names with dates no other file of the test uses. */
 let dayCounter = 0;
@@ -73,19 +82,6 @@ async function countWhere(db: Db, kind: RecordKind, fileDate: string): Promise<n
 
 async function importedFileNames(db: Db): Promise<string[]> {
   return (await db.db.selectFrom("imported_files").select("name").execute()).map((r) => r.name);
-}
-
-/** record_counts must equal a fresh group-by over both record tables. */
-async function expectRecordCountsInStep(db: Db): Promise<void> {
-  const summary = await db.db.selectFrom("record_counts").select(["kind", "shop_code", "file_date", "n"]).execute();
-  const grouped = await sql<{ kind: string; shop_code: string; file_date: string; n: number | string }>`
-    select 'chargeback' as kind, shop_code, file_date, count(*) as n from chargebacks group by shop_code, file_date
-    union all
-    select 'pre_arbitration' as kind, shop_code, file_date, count(*) as n from pre_arbitrations group by shop_code, file_date`.execute(db.db);
-  const key = (r: { kind: string; shop_code: string; file_date: string; n: number | string | bigint }) => `${r.kind}|${r.shop_code}|${r.file_date}|${Number(r.n)}`;
-  const expected = grouped.rows.map(key).sort();
-  expect(expected.length).toBeGreaterThan(0);
-  expect(summary.map(key).sort()).toEqual(expected);
 }
 
 interface RejectCase {
@@ -270,6 +266,21 @@ function buildCases() {
     const content = csv("chargeback", [row(1)]) + `shop-1,"512345%1234,ARN-1\n`;
     rejects.push({ title: "an unclosed quote", kind: "chargeback", ...n, content, expect: [{ line: 3 }] });
   }
+  {
+    // An unclosed quote on line 4 would read every later line into one cell; the parser stops at
+    // MAX_RECORD_CHARS and names the record's first line.
+    const n = nextName("chargeback");
+    const rest = csv("chargeback", Array.from({ length: 1200 }, (_, i) => row(100 + i))).split("\n").slice(1).join("\n");
+    if (rest.length <= MAX_RECORD_CHARS) throw new Error("the swallowed lines must be longer than MAX_RECORD_CHARS");
+    const content = csv("chargeback", [row(1), row(2)]) + `shop-1,"512345%1234,ARN-1\n` + rest;
+    rejects.push({
+      title: "a record longer than MAX_RECORD_CHARS (an unclosed quote swallowing the rest of the file)",
+      kind: "chargeback",
+      ...n,
+      content,
+      expect: [{ line: 4, field: "csv", message: new RegExp(`^record longer than ${MAX_RECORD_CHARS} characters \\(an unclosed quote\\?\\)$`) }],
+    });
+  }
 
   // ---- Files that load
   {
@@ -321,6 +332,13 @@ function buildCases() {
   {
     const n = nextName("chargeback");
     accepts.push({ title: "a header-only file", kind: "chargeback", ...n, content: csv("chargeback", []), records: 0 });
+  }
+  {
+    const n = nextName("chargeback");
+    const content = csv("chargeback", [row(1), LONGEST_ROW]);
+    const longest = content.split("\n")[2].length;
+    if (longest < 20_000 || longest > MAX_RECORD_CHARS) throw new Error(`the longest valid record has ${longest} characters`);
+    accepts.push({ title: "the longest record the rules allow", kind: "chargeback", ...n, content, records: 2 });
   }
 
   // ---- The 100-problem cap
@@ -459,6 +477,11 @@ describe.each(backends)("import rules on $name", (backend) => {
       expect(plain).toMatchObject({ doc_indicator: null, rev_indicator: null });
     });
 
+    it("loads the longest record the rules allow, every cell whole", async () => {
+      const r = await db.db.selectFrom("chargebacks").selectAll().where("payment_id", "=", LONGEST_ROW.payment_id).executeTakeFirstOrThrow();
+      for (const [name, value] of Object.entries(LONGEST_ROW)) expect((r as Record<string, unknown>)[name], name).toBe(value);
+    });
+
     it("keeps quoted line breaks, quotes and commas inside a cell", async () => {
       const r = await db.db.selectFrom("chargebacks").selectAll().where("payment_id", "=", "MULTI").executeTakeFirstOrThrow();
       expect(r.comments).toBe('line one\nline "two", with comma');
@@ -525,13 +548,6 @@ describe.each(backends)("import rules on $name", (backend) => {
       };
     }
 
-    async function expectDenseIds() {
-      for (const t of ["chargebacks", "pre_arbitrations"] as const) {
-        const r = await db.db.selectFrom(t).select((eb) => [eb.fn.countAll().as("n"), eb.fn.max("id").as("max")]).executeTakeFirstOrThrow();
-        expect(Number(r.max ?? 0)).toBe(Number(r.n));
-      }
-    }
-
     beforeAll(async () => {
       dir = tempDir("disputes-import-seq-");
       env = { DATABASE_URL: await backend.create(), APP_KEY_FILE: path.join(dir, "app.key") };
@@ -572,7 +588,7 @@ describe.each(backends)("import rules on $name", (backend) => {
       // Each record points at its own file.
       const idOf = (name: string) => s.files.find((f) => f.name === name)!.id;
       expect(s.chargebacks.map((x) => x.file_id)).toEqual([idOf(files.A.name), idOf(files.A.name), idOf(files.A.name), idOf(files.D.name), idOf(files.D.name)]);
-      await expectDenseIds();
+      await expectDenseIds(db);
       await expectRecordCountsInStep(db);
     });
 
@@ -615,7 +631,7 @@ describe.each(backends)("import rules on $name", (backend) => {
         [files.Cbad.name, 2],
       ]);
       expect(after.chargebacks.some((x) => x.payment_id === "A2-1" || x.file_date === "2026-01-05")).toBe(false);
-      await expectDenseIds();
+      await expectDenseIds(db);
       await expectRecordCountsInStep(db);
     });
 
@@ -646,7 +662,7 @@ describe.each(backends)("import rules on $name", (backend) => {
       expect(after.pre_arbitrations.slice(before.pre_arbitrations.length).map((x) => [x.id, x.payment_id])).toEqual([[3, "F-P1"]]);
       const pa = await db.db.selectFrom("pre_arbitrations").select(["bank_id", "file_date"]).where("id", "=", 3).executeTakeFirstOrThrow();
       expect(pa).toEqual({ bank_id: "31", file_date: "2026-01-15" });
-      await expectDenseIds();
+      await expectDenseIds(db);
       await expectRecordCountsInStep(db);
     });
   });

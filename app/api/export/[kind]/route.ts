@@ -6,7 +6,7 @@ import { errorResponse, throttledAuthentication } from "@/lib/api/search-handler
 import { getDb } from "@/lib/data/db";
 import { iterateRecords } from "@/lib/data/queries";
 import { currentRequest, errorFields, log } from "@/lib/log";
-import { FIELDS_BY_KIND, type FieldDef, type RecordKind } from "@/lib/domain/fields";
+import { FIELDS_BY_KIND, type FieldDef, isTextKind, type RecordKind } from "@/lib/domain/fields";
 import { formatMinor } from "@/lib/domain/money";
 import { parseExportQuery } from "@/lib/url-state/disputes";
 
@@ -24,19 +24,28 @@ export const dynamic = "force-dynamic";
 const KINDS: Record<string, RecordKind> = { chargeback: "chargeback", pre_arbitration: "pre_arbitration" };
 const BATCH = 1000;
 
-/** Free-text cells a spreadsheet could run as a formula (=, +, -, @): prefixed with a quote. */
-const FREE_TEXT = new Set(["merchant_name", "parent_mrch_name", "comments", "function_code_name", "merchant_comments", "case_stage", "fdl_comments"]);
+/**
+ * A text cell that a spreadsheet could run as a formula (a leading =, +, -, @, tab or CR) gets a
+ * leading quote. Every text value comes from an acquirer's file, so every text field is guarded
+ * (by its kind, lib/domain/fields.ts), and the shop code too; numbers and dates never are, so a
+ * negative amount stays a number.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+function guardedText(text: string): string {
+  return FORMULA_START.test(text) ? `'${text}` : text;
+}
 
 function cell(def: FieldDef, value: unknown): string {
   if (value === null || value === undefined) return "";
   if (def.kind === "amount") return formatMinor(value as number | string | bigint);
   const text = String(value);
-  return FREE_TEXT.has(def.name) && /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  return isTextKind(def.kind) ? guardedText(text) : text;
 }
 
 function csvLines(fields: readonly FieldDef[], rows: Record<string, unknown>[]): string {
   return stringify(
-    rows.map((row) => [String(row.shop_code ?? ""), ...fields.map((def) => cell(def, row[def.name]))]),
+    rows.map((row) => [guardedText(String(row.shop_code ?? "")), ...fields.map((def) => cell(def, row[def.name]))]),
     { record_delimiter: "\r\n" },
   );
 }
