@@ -3,7 +3,8 @@
 import { useEffect, useId, useRef, useState } from "react";
 import type { RecordKind } from "@/lib/domain/fields";
 import { LIMITS } from "@/lib/schemas/search";
-import { activeFilters, FILTERS, type FilterDef, splitList } from "@/lib/url-state/disputes";
+import { activeFilters, FILTERS, type FilterDef } from "@/lib/url-state/dispute-view";
+import { splitList } from "@/lib/url-state/parsers";
 
 type FilterValues = Record<string, unknown>;
 

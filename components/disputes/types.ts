@@ -12,7 +12,7 @@ export interface RecordPage<T> {
   totalElements: number;
 }
 
-/** A row of the grid: the record plus its stable key (see lib/url-state/disputes.ts). */
+/** A row of the grid: the record plus its stable key (see lib/url-state/record-key.ts). */
 export type Keyed<T> = T & { __key: string };
 
 export const KIND_PATHS: Record<RecordKind, string> = {

@@ -37,7 +37,7 @@ const ALL_FIELDS: Record<Kind, string[]> = {
   chargeback: ["file_date_from", "file_date_to", ...TEXT_FIELDS.chargeback, ...LIST_FIELDS.chargeback, "page", "per_page", "sortKey", "sortOrder"],
   pre_arbitration: ["file_date_from", "file_date_to", ...TEXT_FIELDS.pre_arbitration, ...LIST_FIELDS.pre_arbitration, "page", "per_page", "sortKey", "sortOrder"],
 };
-/** The export's URL keys (lib/url-state/disputes.ts) and the request fields they stand for. */
+/** The export's URL keys (lib/url-state/dispute-view.ts) and the request fields they stand for. */
 const EXPORT_KEYS: Record<Kind, Record<string, string>> = {
   chargeback: { from: "file_date_from", to: "file_date_to", shops: "shop_codes", merchant: "merchant_id", parent: "parent_merchant_id", arns: "acq_ref_nrs", txns: "transaction_ids", orders: "payment_order_nrs", sort: "sortKey", dir: "sortOrder" },
   pre_arbitration: { from: "file_date_from", to: "file_date_to", shops: "shop_codes", merchant: "merchant_id", arns: "acq_ref_nrs", payments: "payment_ids", orders: "payment_order_nrs", sort: "sortKey", dir: "sortOrder" },

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { safeNextPath } from "@/lib/auth/current-user";
-import { parseExportQuery, parseRecordKey, recordFingerprint, selectionQuery, splitList, toSearchBody, viewParsers } from "@/lib/url-state/disputes";
+import { selectionQuery, toSearchBody, viewParsers } from "@/lib/url-state/dispute-view";
+import { parseExportQuery } from "@/lib/url-state/export-query";
+import { splitList } from "@/lib/url-state/parsers";
+import { parseRecordKey, recordFingerprint } from "@/lib/url-state/record-key";
 
 describe("dashboard URL state", () => {
   const p = viewParsers("chargeback");

@@ -8,7 +8,7 @@ import { iterateRecords } from "@/lib/data/queries";
 import { currentRequest, errorFields, log } from "@/lib/log";
 import { FIELDS_BY_KIND, type FieldDef, isTextKind, type RecordKind } from "@/lib/domain/fields";
 import { formatMinor } from "@/lib/domain/money";
-import { parseExportQuery } from "@/lib/url-state/disputes";
+import { parseExportQuery } from "@/lib/url-state/export-query";
 
 /**
  * GET /api/export/{chargeback|pre_arbitration}?<the grid's URL filters and sort>
