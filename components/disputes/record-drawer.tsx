@@ -8,6 +8,7 @@ import { cardTypeName, functionCodeLabel, isReversal } from "@/lib/domain/labels
 import { reasonCodeLabel } from "@/lib/domain/reason-codes";
 import { daysLeftText } from "./badges";
 import { CopyButton } from "./copy-button";
+import { DisputeTimeline } from "./dispute-timeline";
 import { useDeadlines } from "./deadline-context";
 import { formatAmount } from "./format";
 import { COPYABLE, fieldValue, groupsFor } from "./record-fields";
@@ -141,6 +142,7 @@ function RecordBody({ kind, record, onShowRelated }: { kind: RecordKind; record:
           Show every {kind === "chargeback" ? "chargeback message" : "case"} for this acquirer reference number
         </button>
       ) : null}
+      <DisputeTimeline kind={kind} record={record} />
       {groupsFor(kind).map((group) => (
         <section key={group.title} aria-labelledby={`group-${group.title}`}>
           <h3 id={`group-${group.title}`} className="mb-2 border-b border-slate-200 pb-1 text-sm font-semibold tracking-wide text-slate-800 uppercase">

@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
-import { gridReady, rangeText, screenshotPath, signIn } from "./helpers";
+import { TIMELINE } from "./fixture";
+import { gridReady, rangeText, screenshotPath, signIn, USERS } from "./helpers";
 
 test.describe("detail drawer", () => {
   test.beforeEach(async ({ page }) => {
@@ -105,5 +106,34 @@ test.describe("pre-arbitration", () => {
     await page.screenshot({ path: screenshotPath("pre-arbitration-drawer.png") });
     await page.keyboard.press("Escape");
     await expect(page.locator("tbody tr[data-row-index]").first()).toBeFocused();
+  });
+});
+
+test.describe("dispute timeline", () => {
+  test("shows every record of the dispute in date order, marks the current item and its answer-by date, and opens each", async ({ page }) => {
+    await signIn(page, USERS.merchant, `/chargebacks?arns=${TIMELINE.arn}&sort=FILE_DATE`);
+    await gridReady(page);
+    await expect(page.locator("tbody tr[data-row-index]")).toHaveCount(2);
+    await page.locator("tbody tr[data-row-index]").first().click();
+    const timeline = page.getByTestId("dispute-timeline");
+    const entries = timeline.getByRole("listitem");
+    await expect(entries).toHaveCount(3);
+    await expect(entries.nth(0)).toContainText("First chargeback");
+    await expect(entries.nth(0)).toContainText("450");
+    await expect(entries.nth(0)).toContainText("this record");
+    await expect(entries.nth(1)).toContainText("Arbitration chargeback");
+    await expect(entries.nth(2)).toContainText("Pre-arbitration case");
+    await expect(entries.nth(2)).toContainText("2026-02-08");
+    // The case is the current item (CONTRACT 10), with its answer-by date.
+    await expect(entries.nth(2)).toHaveAttribute("data-current", "true");
+    await expect(entries.nth(2)).toContainText(/current item/);
+    await expect(entries.nth(2)).toContainText(/Answer by \d{4}-\d{2}-\d{2}/);
+    await expect(timeline.locator("[data-current]")).toHaveCount(1);
+
+    // Each entry opens its record: the case on the pre-arbitration page.
+    await entries.nth(2).getByRole("link").click();
+    await expect(page).toHaveURL(/\/pre-arbitration\?open=/);
+    await expect(page.getByRole("dialog")).toContainText(`Pre-arbitration ${TIMELINE.arn}`);
+    await expect(page.getByTestId("dispute-timeline").getByRole("listitem").nth(2)).toContainText("this record");
   });
 });

@@ -62,6 +62,32 @@ function amount(r: () => number): string {
   return `${Math.floor(r() * 2000)}.${pad(Math.floor(r() * 100), 2)}`;
 }
 
+/**
+ * One dispute with several records, for the drawer's timeline: the 20th chargeback (a first
+ * chargeback) is followed by an arbitration chargeback for the same transaction two files later,
+ * and by the first pre-arbitration case, which is then the dispute's current item.
+ */
+export const TIMELINE = { shop: SHOPS.a, arn: "72026010200000000000020", card: "545454%0020", firstSeq: 20, arbitrationSeq: 220 } as const;
+
+function timelineDispute(row: Record<string, string>): void {
+  const seq = Number(row.chb_refer_num.slice(3));
+  if (seq !== TIMELINE.firstSeq && seq !== TIMELINE.arbitrationSeq) return;
+  const arbitration = seq === TIMELINE.arbitrationSeq;
+  Object.assign(row, {
+    shop_code: TIMELINE.shop,
+    acq_ref_nr: TIMELINE.arn,
+    card: TIMELINE.card,
+    card_type: "MC",
+    reason_code: "4853",
+    rev_indicator: "",
+    rev_amount: "",
+    rev_ccy: "",
+    rev_date_time: "",
+    function_code: arbitration ? "451" : "450",
+    function_code_name: arbitration ? "Arbitration Chargeback (Full)" : "First Chargeback (Full)",
+  });
+}
+
 export function writeFixtureFiles(dir: string, seed = 42): string[] {
   fs.mkdirSync(dir, { recursive: true });
   const r = rng(seed);
@@ -122,6 +148,7 @@ export function writeFixtureFiles(dir: string, seed = 42): string[] {
         payment_order_nr: `ORD-${pad(seq, 6)}`,
       });
     }
+    for (const row of rows) timelineDispute(row);
     const file = path.join(dir, `CHB_${fileDate.replace(/-/g, "")}.csv`);
     writeCsv(file, importColumns("chargeback"), rows);
     files.push(file);
@@ -153,6 +180,7 @@ export function writeFixtureFiles(dir: string, seed = 42): string[] {
         payment_order_nr: `PORD-${pad(caseSeq, 5)}`,
       });
     }
+    if (fileDate === PRE_ARBITRATION_FILE_DATES[0]) Object.assign(rows[0], { shop_code: TIMELINE.shop, acq_ref_nr: TIMELINE.arn, card: TIMELINE.card, case_date: "2026-02-08", merchant_decision: "" });
     const file = path.join(dir, `PREARB_29_${fileDate.replace(/-/g, "")}.csv`);
     writeCsv(file, importColumns("pre_arbitration"), rows);
     files.push(file);
