@@ -2,8 +2,11 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import { DueThisWeek } from "@/components/worklist/due-this-week";
 
 const NAV = [
+  { href: "/worklist", label: "Needs an answer", badge: true },
+  { href: "/overview", label: "Overview" },
   { href: "/chargebacks", label: "Chargebacks" },
   { href: "/pre-arbitration", label: "Pre-arbitration" },
 ];
@@ -28,6 +31,7 @@ export function AppHeader({ email, access, signOut }: { email: string; access: s
                       className={`rounded-md px-3 py-1.5 text-sm font-medium focus:outline-none focus-visible:ring-2 focus-visible:ring-blue-600 ${current ? "bg-blue-100 text-blue-950" : "text-slate-800 hover:bg-slate-100"}`}
                     >
                       {item.label}
+                      {item.badge ? <DueThisWeek /> : null}
                     </Link>
                   </li>
                 );

@@ -19,15 +19,20 @@ export class ApiProblem extends Error {
 
 const PATHS: Record<RecordKind, string> = { chargeback: "/api/chargeback", pre_arbitration: "/api/pre_arbitration" };
 
+/** One page from the same API external systems use; the session cookie authenticates it. */
+export function fetchRecords<T>(kind: RecordKind, body: Record<string, unknown>, signal?: AbortSignal): Promise<RecordPage<T>> {
+  return postApi<RecordPage<T>>(PATHS[kind], body, signal);
+}
+
 /**
- * One page from the same API external systems use; the session cookie authenticates it. A 401
- * means the session ended (expired or signed out elsewhere): the browser goes to sign-in and
- * comes back to this exact view afterwards.
+ * A POST to the API with the session cookie. A 401 means the session ended (expired or signed
+ * out elsewhere): the browser goes to sign-in and comes back to this exact view afterwards. Any
+ * other failure is an ApiProblem with what the problem+json body said and the request id.
  */
-export async function fetchRecords<T>(kind: RecordKind, body: Record<string, unknown>, signal?: AbortSignal): Promise<RecordPage<T>> {
+export async function postApi<T>(path: string, body: Record<string, unknown>, signal?: AbortSignal): Promise<T> {
   let response: Response;
   try {
-    response = await fetch(PATHS[kind], {
+    response = await fetch(path, {
       method: "POST",
       credentials: "same-origin",
       headers: { "Content-Type": "application/json", Accept: "application/json" },
@@ -59,5 +64,5 @@ export async function fetchRecords<T>(kind: RecordKind, body: Record<string, unk
     }
     throw new ApiProblem(response.status, title, detail, requestId);
   }
-  return (await response.json()) as RecordPage<T>;
+  return (await response.json()) as T;
 }

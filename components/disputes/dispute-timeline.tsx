@@ -11,7 +11,7 @@ import { daysLeftText } from "./badges";
 import { useDeadlines } from "./deadline-context";
 import { formatAmount } from "./format";
 import { problemText, retryTransient } from "./problem-text";
-import type { DisputeRecord } from "./types";
+import { type DisputeRecord, KIND_PATHS } from "./types";
 import { recordKeyOf } from "./use-open-record";
 
 /** One record of a dispute, in the order the dispute went. */
@@ -27,8 +27,6 @@ export interface TimelineEntry {
   /** position in import order (the API answered each kind by ID ascending) */
   order: number;
 }
-
-export const GRID_PATHS: Record<RecordKind, string> = { chargeback: "/chargebacks", pre_arbitration: "/pre-arbitration" };
 
 function chargebackLabel(r: Record<string, unknown>): string {
   if (isReversal(r.rev_indicator)) return "Reversal";
@@ -72,9 +70,9 @@ export function DisputeTimeline({ kind, record }: { kind: RecordKind; record: Re
   const searchParams = useSearchParams();
   // On the grid of the entry's kind the link keeps the view and only opens that record there.
   const hrefOf = (entry: TimelineEntry) => {
-    const params = new URLSearchParams(pathname === GRID_PATHS[entry.kind] ? searchParams.toString() : "");
+    const params = new URLSearchParams(pathname === KIND_PATHS[entry.kind] ? searchParams.toString() : "");
     params.set("open", entry.key);
-    return `${GRID_PATHS[entry.kind]}?${params}`;
+    return `${KIND_PATHS[entry.kind]}?${params}`;
   };
   const arn = String(record.acq_ref_nr ?? "");
   const openKey = recordKeyOf(kind, record as DisputeRecord);

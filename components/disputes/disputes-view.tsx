@@ -98,7 +98,7 @@ export function DisputesView({ kind, shops }: { kind: RecordKind; shops: string[
 
   return (
     <div className="space-y-3">
-      <FilterPanel kind={kind} values={values} shops={shops} onChange={(patch) => void setView({ ...patch, page: null, open: null })} />
+      <FilterPanel defs={FILTERS[kind]} values={values} shops={shops} onChange={(patch) => void setView({ ...patch, page: null, open: null })} />
       <div className="flex flex-wrap items-end justify-between gap-2">
         <SortControls kind={kind} sort={sort} dir={dir} onSort={(key) => void setView({ sort: key, page: null })} onDir={(order) => void setView({ dir: order, page: null })} />
         <div className="flex items-center gap-2">

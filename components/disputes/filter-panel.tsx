@@ -1,15 +1,15 @@
 "use client";
 
 import { useEffect, useId, useRef, useState } from "react";
-import type { RecordKind } from "@/lib/domain/fields";
 import { LIMITS } from "@/lib/schemas/search";
-import { activeFilters, FILTERS, type FilterDef } from "@/lib/url-state/dispute-view";
+import { activeFiltersOf, type FilterDef } from "@/lib/url-state/dispute-view";
 import { splitList } from "@/lib/url-state/parsers";
 
 type FilterValues = Record<string, unknown>;
 
 interface FilterPanelProps {
-  kind: RecordKind;
+  /** the view's filters (FILTERS[kind] for a grid, WORKLIST_FILTERS for the worklist) */
+  defs: readonly FilterDef[];
   values: FilterValues;
   /** the user's access list: the only shops that can be chosen */
   shops: readonly string[];
@@ -22,15 +22,14 @@ const inputClass =
   "block w-full rounded-md border border-slate-400 bg-white px-2 py-1.5 text-sm text-slate-900 focus:outline-none focus-visible:ring-2 focus-visible:ring-blue-600";
 
 /**
- * A field for every request field of the endpoint (lib/url-state FILTERS). Typed text is
+ * A field for every filter of the view (lib/url-state: FILTERS, WORKLIST_FILTERS). Typed text is
  * debounced and applied after a pause (or at once on Enter / leaving the field); dates and shops
  * apply at once. On a phone the panel folds away behind a "Filters" button.
  */
-export function FilterPanel({ kind, values, shops, onChange }: FilterPanelProps) {
+export function FilterPanel({ defs, values, shops, onChange }: FilterPanelProps) {
   const [open, setOpen] = useState(false);
   const panelId = useId();
-  const defs = FILTERS[kind];
-  const count = activeFilters(kind, values).length;
+  const count = activeFiltersOf(defs, values).length;
   const from = values.from as string | null;
   const to = values.to as string | null;
   const rangeError = from && to && from > to ? "The start date is after the end date: nothing can match." : undefined;
@@ -69,6 +68,8 @@ export function FilterPanel({ kind, values, shops, onChange }: FilterPanelProps)
               return <ShopsFilter key={def.key} def={def} value={(values[def.key] as string[] | null) ?? []} shops={shops} onChange={onChange} />;
             case "text":
               return <TextFilter key={def.key} def={def} value={values[def.key] as string | null} onChange={onChange} />;
+            case "choice":
+              return <ChoiceFilter key={def.key} def={def} value={(values[def.key] as string[] | null) ?? []} onChange={onChange} />;
             default:
               return <ListFilter key={def.key} def={def} value={(values[def.key] as string[] | null) ?? []} onChange={onChange} />;
           }
@@ -127,6 +128,32 @@ function ShopsFilter({ def, value, shops, onChange }: FieldProps<string[]> & { s
           <label key={shop} className="flex cursor-pointer items-center gap-2 rounded px-1 text-sm hover:bg-slate-100">
             <input type="checkbox" checked={selected.has(shop)} onChange={(e) => toggle(shop, e.target.checked)} className="h-4 w-4 accent-blue-700" />
             <span className="font-mono text-xs">{shop}</span>
+          </label>
+        ))}
+      </div>
+    </fieldset>
+  );
+}
+
+/** A few fixed values, any of which may be chosen; none chosen means all of them. */
+function ChoiceFilter({ def, value, onChange }: FieldProps<string[]>) {
+  const options = def.options ?? [];
+  const selected = new Set(value);
+  const toggle = (option: string, on: boolean) => {
+    const current = value.length ? selected : new Set(options.map((o) => o.value));
+    const next = options.map((o) => o.value).filter((v) => (v === option ? on : current.has(v)));
+    // At least one stays chosen: nothing chosen would mean everything again.
+    if (next.length === 0) return;
+    onChange({ [def.key]: next.length < options.length ? next : null });
+  };
+  return (
+    <fieldset className="space-y-1">
+      <legend className="text-sm font-medium text-slate-800">{def.label}</legend>
+      <div className="flex flex-wrap gap-x-3 rounded-md border border-slate-300 px-2 py-1">
+        {options.map((o) => (
+          <label key={o.value} className="flex cursor-pointer items-center gap-2 rounded px-1 text-sm hover:bg-slate-100">
+            <input type="checkbox" checked={value.length === 0 || selected.has(o.value)} onChange={(e) => toggle(o.value, e.target.checked)} className="h-4 w-4 accent-blue-700" />
+            {o.label}
           </label>
         ))}
       </div>

@@ -31,7 +31,7 @@ export const getCurrentUser = cache(async (): Promise<CurrentUser | null> => {
  * `next` values that are safe to send the browser to after sign-in: a path on this site only.
  * "//evil.example" and "/\evil.example" are protocol-relative to browsers, so both are refused.
  */
-export function safeNextPath(next: unknown, fallback = "/chargebacks"): string {
+export function safeNextPath(next: unknown, fallback = "/worklist"): string {
   if (typeof next !== "string" || next.length === 0 || next.length > 2000) return fallback;
   if (!next.startsWith("/") || next.startsWith("//") || next.startsWith("/\\")) return fallback;
   if (/[\u0000-\u001f\u007f\\]/.test(next)) return fallback;
@@ -55,7 +55,7 @@ export function loginUrl(next: string, reason?: "expired"): string {
 export async function requireUser(): Promise<CurrentUser> {
   const user = await getCurrentUser();
   if (user) return user;
-  const path = (await headers()).get(REQUEST_PATH_HEADER) ?? "/chargebacks";
+  const path = (await headers()).get(REQUEST_PATH_HEADER) ?? "/worklist";
   const store = await cookies();
   const hadCookie = Boolean(sessionTokenFrom((name) => store.get(name)?.value));
   redirect(loginUrl(path, hadCookie ? "expired" : undefined));

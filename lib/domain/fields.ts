@@ -145,7 +145,8 @@ export const PRE_ARBITRATION_DECISIONS = ["accept", "rebuttal"] as const;
 
 export const CHARGEBACK_BANK_ID = "29";
 
-export type RecordKind = "chargeback" | "pre_arbitration";
+export const RECORD_KINDS = ["chargeback", "pre_arbitration"] as const;
+export type RecordKind = (typeof RECORD_KINDS)[number];
 
 export const FIELDS_BY_KIND: Record<RecordKind, readonly FieldDef[]> = {
   chargeback: CHARGEBACK_FIELDS,

@@ -11,7 +11,7 @@ import { parseAsRecordKey, type RecordKey } from "./record-key";
  * CSV always describe the same selection.
  */
 
-export type FilterType = "date" | "text" | "list" | "shops";
+export type FilterType = "date" | "text" | "list" | "shops" | "choice";
 
 type ListField = "shop_codes" | "acq_ref_nrs" | "transaction_ids" | "payment_ids" | "payment_order_nrs";
 type TextField = "merchant_id" | "parent_merchant_id";
@@ -20,11 +20,13 @@ type DateField = "file_date_from" | "file_date_to";
 export interface FilterDef {
   /** name in the URL */
   key: string;
-  /** request field of CONTRACT 1.1 */
-  field: DateField | TextField | ListField;
+  /** request field of the API (CONTRACT 1.1; the worklist's of CONTRACT 10) */
+  field: DateField | TextField | ListField | "kinds" | "answer_by_from" | "answer_by_to";
   type: FilterType;
   label: string;
   hint?: string;
+  /** the values a "choice" filter offers */
+  options?: readonly { value: string; label: string }[];
 }
 
 const FROM: FilterDef = { key: "from", field: "file_date_from", type: "date", label: "File date from" };
@@ -114,8 +116,13 @@ export interface ViewState {
 
 /** The filter values of a view that are set, keyed by their filter definition. */
 export function activeFilters(kind: RecordKind, view: Record<string, unknown>): { def: FilterDef; value: string | string[] }[] {
+  return activeFiltersOf(FILTERS[kind], view);
+}
+
+/** The same for any list of filter definitions (the worklist has its own). */
+export function activeFiltersOf(defs: readonly FilterDef[], view: Record<string, unknown>): { def: FilterDef; value: string | string[] }[] {
   const out: { def: FilterDef; value: string | string[] }[] = [];
-  for (const def of FILTERS[kind]) {
+  for (const def of defs) {
     const value = view[def.key];
     if (value === null || value === undefined) continue;
     if (Array.isArray(value) && value.length === 0) continue;

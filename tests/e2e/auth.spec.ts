@@ -31,7 +31,7 @@ test.describe("sign-in", () => {
     await page.getByLabel("E-mail address").fill(USERS.merchant.email);
     await page.getByLabel("Password").fill(USERS.merchant.password);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await expect(page).toHaveURL(/\/chargebacks$/);
+    await expect(page).toHaveURL(/\/worklist$/);
   });
 
   test("the header shows the user and their shops; the cookie is HttpOnly and SameSite", async ({ page, context }) => {

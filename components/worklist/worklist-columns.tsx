@@ -1,0 +1,90 @@
+"use client";
+
+import type { ColumnDef } from "@tanstack/react-table";
+import { dataColumnHelper, type DataTableFeatures } from "@/components/data-table/features";
+import { daysLeftText } from "@/components/disputes/badges";
+import { useDeadlines } from "@/components/disputes/deadline-context";
+import { formatAmount, formatText } from "@/components/disputes/format";
+import { daysBetween } from "@/lib/domain/deadlines";
+import type { RecordKind } from "@/lib/domain/fields";
+import { functionCodeShort, isReversal } from "@/lib/domain/labels";
+import { findReasonCode } from "@/lib/domain/reason-codes";
+import { dueGroupOf } from "@/lib/url-state/worklist";
+
+/** One item of POST /api/worklist (CONTRACT 10), with its stable key for the table. */
+export interface WorklistRow {
+  kind: RecordKind;
+  answer_by: string;
+  record: Record<string, unknown>;
+  __key: string;
+}
+
+const helper = dataColumnHelper<WorklistRow>();
+const badge = "inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap";
+const GROUP_STYLES: Record<string, string> = {
+  overdue: "bg-red-100 text-red-900",
+  soon: "bg-amber-100 text-amber-900",
+  week: "bg-sky-100 text-sky-900",
+  later: "bg-slate-100 text-slate-800",
+};
+
+/** Days left count in the user's own calendar (the deadline context's today). */
+function DueCell({ answerBy }: { answerBy: string }) {
+  const { today } = useDeadlines();
+  const daysLeft = daysBetween(today, answerBy) ?? 0;
+  const group = dueGroupOf(daysLeft);
+  return (
+    <span className="inline-flex items-center gap-2">
+      <span className={`${badge} ${GROUP_STYLES[group.key]}`}>{group.label}</span>
+      <span className="text-xs text-slate-700">{daysLeftText(daysLeft)}</span>
+    </span>
+  );
+}
+
+function stageOf(row: WorklistRow): string {
+  const r = row.record;
+  if (row.kind === "pre_arbitration") return `Pre-arbitration${r.case_stage ? ` (${r.case_stage})` : ""}`;
+  if (isReversal(r.rev_indicator)) return "Reversal";
+  return functionCodeShort(r.function_code as number);
+}
+
+export const worklistColumns = ([
+  helper.accessor("answer_by", { header: "Answer by", enableSorting: false, meta: { label: "Answer by", defaultVisible: true, width: 110 }, cell: (info) => <span className="tabular-nums">{info.getValue()}</span> }),
+  helper.display({ id: "due", header: "Due", meta: { label: "Due", defaultVisible: true, width: 230 }, cell: (info) => <DueCell answerBy={info.row.original.answer_by} /> }),
+  helper.accessor("kind", { header: "Kind", enableSorting: false, meta: { label: "Kind", defaultVisible: true, width: 130 }, cell: (info) => (info.getValue() === "chargeback" ? "Chargeback" : "Pre-arbitration") }),
+  helper.display({ id: "stage", header: "Stage", meta: { label: "Stage", defaultVisible: true, width: 200 }, cell: (info) => stageOf(info.row.original) }),
+  helper.display({
+    id: "acq_ref_nr",
+    header: "Acquirer reference number",
+    meta: { label: "Acquirer reference number", defaultVisible: true, width: 220 },
+    cell: (info) => <span className="font-mono text-xs">{formatText(info.row.original.record.acq_ref_nr)}</span>,
+  }),
+  helper.display({ id: "merchant", header: "Merchant", meta: { label: "Merchant", defaultVisible: true, width: 220 }, cell: (info) => formatText(info.row.original.record.merchant_name ?? info.row.original.record.merchant_id) }),
+  helper.display({
+    id: "reason",
+    header: "Reason",
+    meta: { label: "Reason", defaultVisible: true, width: 260 },
+    cell: (info) => {
+      const r = info.row.original.record;
+      if (info.row.original.kind !== "chargeback") return <span className="text-slate-500">—</span>;
+      const entry = findReasonCode(r.reason_code as number, r.card_type as string);
+      const text = `${r.reason_code} ${entry ? entry.title : "— unknown code"}`;
+      return <span title={text}>{text}</span>;
+    },
+  }),
+  helper.display({
+    id: "amount",
+    header: "Amount",
+    meta: { label: "Amount", defaultVisible: true, width: 140 },
+    cell: (info) => {
+      const r = info.row.original.record;
+      return <span className="tabular-nums">{info.row.original.kind === "chargeback" ? formatAmount(r.chb_amount, r.chb_ccy) : formatAmount(r.amount, r.ccy)}</span>;
+    },
+  }),
+  helper.display({
+    id: "base_date",
+    header: "From",
+    meta: { label: "Processing or case date", defaultVisible: true, width: 110 },
+    cell: (info) => <span className="tabular-nums">{formatText(info.row.original.kind === "chargeback" ? info.row.original.record.chb_proc_date : info.row.original.record.case_date)}</span>,
+  }),
+] as unknown) as ColumnDef<DataTableFeatures, WorklistRow, unknown>[];
