@@ -1,3 +1,4 @@
+import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -10,4 +11,16 @@ export const SERVER_BUNDLE = path.resolve(path.dirname(fileURLToPath(import.meta
  */
 export function productionServerCommand(port: number, hostname?: string): { command: string; args: string[] } {
   return { command: process.execPath, args: [SERVER_BUNDLE, "-p", String(port), ...(hostname ? ["-H", hostname] : [])] };
+}
+
+/** A port that was free on 127.0.0.1 a moment ago, for a server started by a test or the benchmark. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
 }

@@ -18,6 +18,7 @@ const nf = new Intl.NumberFormat("en");
 const pct = new Intl.NumberFormat("en", { style: "percent", maximumFractionDigits: 1 });
 const SCHEME_COLORS: Record<string, string> = { MC: "#b45309", VISA: "#1d4ed8" };
 const STAGE_COLORS = ["#1d4ed8", "#b45309", "#7c3aed", "#0f766e"];
+const DOCUMENT_COLORS = ["#0369a1", "#cbd5e1"];
 /** Mastercard's Excessive Chargeback Program floors, in chargebacks a month per merchant. */
 export const ECP_FLOORS = { excessive: 100, highExcessive: 300 } as const;
 
@@ -227,6 +228,23 @@ function Reasons({ summary }: { summary?: Summary<ChargebackGroup> }) {
   );
 }
 
+/** A ring of shares, its legend and tooltips; the numbers are in the figure's table. */
+function Donut({ data, colors }: { data: { name: string; count: number }[]; colors: readonly string[] }) {
+  return (
+    <ResponsiveContainer width="100%" height="100%">
+      <PieChart>
+        <Pie data={data} dataKey="count" nameKey="name" innerRadius="45%" outerRadius="80%" isAnimationActive={false}>
+          {data.map((d, i) => (
+            <Cell key={d.name} fill={colors[i % colors.length]} />
+          ))}
+        </Pie>
+        <Tooltip />
+        <Legend />
+      </PieChart>
+    </ResponsiveContainer>
+  );
+}
+
 function StageMix({ functions, cases }: { functions?: Summary<ChargebackGroup>; cases?: Summary<PreArbitrationGroup> }) {
   const title = "Stage mix";
   if (!functions || !cases) return <Loading id="stages" title={title} />;
@@ -243,19 +261,7 @@ function StageMix({ functions, cases }: { functions?: Summary<ChargebackGroup>; 
       id="stages"
       title={title}
       summary={total ? data.map((d) => `${d.stage} ${pct.format(d.count / total)}`).join(", ") + "." : "Nothing in this period."}
-      chart={
-        <ResponsiveContainer width="100%" height="100%">
-          <PieChart>
-            <Pie data={data} dataKey="count" nameKey="stage" innerRadius="45%" outerRadius="80%" isAnimationActive={false}>
-              {data.map((d, i) => (
-                <Cell key={d.stage} fill={STAGE_COLORS[i]} />
-              ))}
-            </Pie>
-            <Tooltip />
-            <Legend />
-          </PieChart>
-        </ResponsiveContainer>
-      }
+      chart={<Donut data={data.map((d) => ({ name: d.stage, count: d.count }))} colors={STAGE_COLORS} />}
       table={<NumbersTable caption={title} head={["Stage", "Records", "Share"]} rows={data.map((d) => [d.stage, nf.format(d.count), total ? pct.format(d.count / total) : "—"])} />}
     />
   );
@@ -275,18 +281,7 @@ function Documents({ summary }: { summary?: Summary<ChargebackGroup> }) {
       id="documents"
       title={title}
       summary={total ? `${pct.format(withDocs / total)} of the period's chargebacks (${nf.format(withDocs)} of ${nf.format(total)}) came with issuer documents.` : "No chargebacks in this period."}
-      chart={
-        <ResponsiveContainer width="100%" height="100%">
-          <PieChart>
-            <Pie data={data} dataKey="count" nameKey="name" innerRadius="45%" outerRadius="80%" isAnimationActive={false}>
-              <Cell fill="#0369a1" />
-              <Cell fill="#cbd5e1" />
-            </Pie>
-            <Tooltip />
-            <Legend />
-          </PieChart>
-        </ResponsiveContainer>
-      }
+      chart={<Donut data={data} colors={DOCUMENT_COLORS} />}
       table={<NumbersTable caption={title} head={["", "Chargebacks", "Share"]} rows={data.map((d) => [d.name, nf.format(d.count), total ? pct.format(d.count / total) : "—"])} />}
     />
   );

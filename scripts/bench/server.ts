@@ -5,22 +5,13 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
-import { productionServerCommand } from "@/server/command";
+import { freePort, productionServerCommand } from "@/server/command";
+
+export { freePort };
 
 export const ROOT = path.resolve(import.meta.dirname, "../..");
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on("error", reject);
-  });
-}
 
 /** The pid and every descendant's pid, read from /proc/<pid>/task/<tid>/children. */
 function processTree(root: number): number[] {

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import net from "node:net";
-import { productionServerCommand } from "@/server/command";
+import { freePort, productionServerCommand } from "@/server/command";
+
+export { freePort };
 import { ROOT } from "./cli";
 
 /**
@@ -20,16 +21,6 @@ export interface TestServer {
   alive(): boolean;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on("error", reject);
-  });
-}
 
 export async function startServer(env: Record<string, string>, opts: { waitForHealth?: boolean } = {}): Promise<TestServer> {
   const waitForHealth = opts.waitForHealth ?? true;
