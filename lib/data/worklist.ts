@@ -55,7 +55,8 @@ function inScope(dialect: Dialect, column: RawBuilder<unknown>, shops: readonly 
 
 const indexedBy = (dialect: Dialect, index: string) => (dialect === "sqlite" ? sql` indexed by ${sql.id(index)}` : sql``);
 
-const due = (c: Class) => sql`needs_answer = 1 and stage = ${sql.lit(c.stage)} and scheme = ${sql.lit(c.scheme)} and base_day >= ${c.lo} and base_day <= ${c.hi}`;
+/** `from`: a first base day later than the range's (one bound, so that the index range starts there). */
+const due = (c: Class, from = c.lo) => sql`needs_answer = 1 and stage = ${sql.lit(c.stage)} and scheme = ${sql.lit(c.scheme)} and base_day >= ${Math.max(c.lo, from)} and base_day <= ${c.hi}`;
 
 /**
  * Per class: `n_all`, the disputes of every shop (a sum over dispute_counts, at most one row per
@@ -75,17 +76,39 @@ function countStatement(db: Kysely<Database>, dialect: Dialect, classes: readonl
 }
 
 /**
- * The page: per class the first `offset + per_page` disputes in answer-by order, merged. On
- * SQLite each class walks ix_disputes_due testing the shop of each entry, or, when the scope holds
- * few of the class's disputes, seeks them per shop in ix_disputes_shop_due and sorts them
- * (`seek[i]`); PostgreSQL's planner makes that choice itself.
+ * Where a deep page starts, from dispute_counts alone: the last answer day with at most `offset`
+ * disputes of the range before it (`before`). Exact for the scope when the scope holds every
+ * dispute of the range (each class's m equals its n_all).
  */
-function pageStatement(db: Kysely<Database>, dialect: Dialect, classes: readonly Class[], shops: readonly string[], request: WorklistRequest, seek: readonly boolean[]): CompiledQuery {
-  const offset = request.page * request.per_page;
+function startStatement(db: Kysely<Database>, classes: readonly Class[], offset: number): CompiledQuery {
+  const days = classes.map(
+    (c) => sql`select base_day + ${c.window} as answer_day, n from dispute_counts
+      where stage = ${sql.lit(c.stage)} and scheme = ${sql.lit(c.scheme)} and base_day >= ${c.lo} and base_day <= ${c.hi}`,
+  );
+  return sql`select answer_day, before from (
+      select answer_day, sum(n) over (order by answer_day) - n as before
+      from (select answer_day, sum(n) as n from (${sql.join(days, sql` union all `)}) d group by answer_day) per_day
+    ) c where before <= ${offset} order by answer_day desc limit 1`.compile(db);
+}
+
+/** The page starts on answer day `day`, after `before` disputes of earlier days. */
+interface Start {
+  day: number;
+  before: number;
+}
+
+/**
+ * The page: per class the first disputes in answer-by order from the start day on, as many as
+ * the page reaches, merged. On SQLite each class walks ix_disputes_due testing the shop of each
+ * entry, or, when the scope holds few of the class's disputes, seeks them per shop in
+ * ix_disputes_shop_due and sorts them (`seek[i]`); PostgreSQL's planner makes that choice itself.
+ */
+function pageStatement(db: Kysely<Database>, dialect: Dialect, classes: readonly Class[], shops: readonly string[], request: WorklistRequest, seek: readonly boolean[], start?: Start): CompiledQuery {
+  const offset = request.page * request.per_page - (start?.before ?? 0);
   const arms = classes.map((c, i) => {
     const index = seek[i] ? "ix_disputes_shop_due" : "ix_disputes_due";
     return sql`select * from (select ${sql.lit(c.kind)} as kind, record_id, base_day + ${c.window} as answer_day
-      from disputes${indexedBy(dialect, index)} where ${due(c)} and ${inScope(dialect, sql.ref("shop_code"), shops)}
+      from disputes${indexedBy(dialect, index)} where ${due(c, start ? start.day - c.window : c.lo)} and ${inScope(dialect, sql.ref("shop_code"), shops)}
       order by base_day, record_id limit ${offset + request.per_page}) ${sql.id(`c${i}`)}`;
   });
   return sql`select kind, record_id, answer_day from (${sql.join(arms, sql` union all `)}) page
@@ -110,6 +133,15 @@ export interface WorklistResult {
 /** An index entry tested in passing costs a fraction of a dispute fetched and sorted. */
 const WALK_COST_RATIO = 8;
 
+/**
+ * From this offset on, a page whose scope holds the whole range starts from dispute_counts: each
+ * class then walks from the start day instead of from the first dispute of the range. Below it
+ * the walks are short anyway, and PostgreSQL saves a round trip.
+ */
+const START_FROM_COUNTS = 100;
+
+const versionOf = (result: ReadResult | undefined) => JSON.stringify(result);
+
 export async function worklistPage(request: WorklistRequest, access: readonly string[], config: DeadlineConfig): Promise<WorklistResult> {
   const { db, dialect, read } = await getDb();
   const shops = request.shop_codes?.length ? request.shop_codes : [...access];
@@ -119,22 +151,31 @@ export async function worklistPage(request: WorklistRequest, access: readonly st
   const count = statement(countStatement(db, dialect, classes, shops), { memo: true });
   const offset = request.page * request.per_page;
   const limit = offset + request.per_page;
+  const deep = offset >= START_FROM_COUNTS;
 
-  let seek = classes.map(() => false);
-  if (dialect === "sqlite") {
-    // The counts (remembered per data version) choose each class's path, and a page past the end
-    // needs no page query. A path only decides the speed, never the answer, so counts of an
-    // earlier snapshot are good enough for it.
-    const [, counted] = await read([VERSION_STATEMENT, count]);
-    const perClass = classCounts(counted, classes.length);
-    const total = perClass.reduce((sum, c) => sum + c.m, 0);
-    if (offset >= total) return { items: [], totalElements: total, totalPages: Math.ceil(total / request.per_page) };
-    seek = perClass.map(({ m, all }) => m === 0 || (limit * all) / m > m * WALK_COST_RATIO);
+  for (;;) {
+    let seek = classes.map(() => false);
+    let start: Start | undefined;
+    let version: string | undefined;
+    if (dialect === "sqlite" || deep) {
+      // The counts (remembered per data version) choose each class's path, tell a page past the
+      // end, and place a deep page's start. A path decides only the speed; a start decides the
+      // answer, so it is used only when the page reads the same data version.
+      const [v, counted, started] = await read([VERSION_STATEMENT, count, ...(deep ? [statement(startStatement(db, classes, offset))] : [])]);
+      version = versionOf(v);
+      const perClass = classCounts(counted, classes.length);
+      const total = perClass.reduce((sum, c) => sum + c.m, 0);
+      if (offset >= total) return { items: [], totalElements: total, totalPages: Math.ceil(total / request.per_page) };
+      seek = perClass.map(({ m, all }) => dialect === "sqlite" && (m === 0 || (limit * all) / m > m * WALK_COST_RATIO));
+      const row = (started as Row[] | undefined)?.[0];
+      if (row && perClass.every(({ m, all }) => m === all)) start = { day: Number(row.answer_day), before: Number(row.before) };
+    }
+    const [v, counted, page] = await read([VERSION_STATEMENT, count, statement(pageStatement(db, dialect, classes, shops, request, seek, start))]);
+    // An import committed in between: the start may have moved, so place the page again.
+    if (start && versionOf(v) !== version) continue;
+    const totalElements = classCounts(counted, classes.length).reduce((sum, c) => sum + c.m, 0);
+    return { items: await itemsOf(read, db, dialect, page as Row[]), totalElements, totalPages: Math.ceil(totalElements / request.per_page) };
   }
-  const [, counted, page] = await read([VERSION_STATEMENT, count, statement(pageStatement(db, dialect, classes, shops, request, seek))]);
-  const totalElements = classCounts(counted, classes.length).reduce((sum, c) => sum + c.m, 0);
-  const entries = page as Row[];
-  return { items: await itemsOf(read, db, dialect, entries), totalElements, totalPages: Math.ceil(totalElements / request.per_page) };
 }
 
 function classCounts(result: ReadResult | undefined, n: number): { m: number; all: number }[] {
