@@ -64,19 +64,24 @@ export async function rebuildDisputes(db: Kysely<Database>, dialect: Dialect): P
 
 async function refreshChunk(db: Kysely<Database>, dialect: Dialect, kind: RecordKind, from: number, to: number): Promise<void> {
   // The current item: the latest case (case_date, then id), else the latest chargeback message.
+  // Both are looked up by acq_ref_nr, a handful of records; SQLite, left to itself, took the
+  // shop's index and read every case of the shop for each dispute. The lookups are materialized
+  // so that each runs once per dispute (SQLite otherwise repeated the case's for the join below).
+  const byRef = (index: string) => (dialect === "sqlite" ? sql` indexed by ${sql.id(index)}` : sql``);
   const { rows } = await sql<StateRow>`
+    with x as materialized (
+      select k.shop_code, k.acq_ref_nr,
+        (select p.id from pre_arbitrations p${byRef("ix_pa_acq_ref")} where p.acq_ref_nr = k.acq_ref_nr and p.shop_code = k.shop_code
+          order by p.case_date desc, p.id desc limit 1) as pa_id,
+        (select c.id from chargebacks c${byRef("ix_cb_acq_ref")} where c.acq_ref_nr = k.acq_ref_nr and c.shop_code = k.shop_code
+          order by c.chb_proc_date desc, c.id desc limit 1) as cb_id
+      from (select distinct shop_code, acq_ref_nr from ${sql.table(RECORD_TABLES[kind])} where id >= ${from} and id <= ${to}) k
+    )
     select x.shop_code, x.acq_ref_nr,
       d.kind as old_kind, d.record_id as old_id, d.needs_answer as old_needs, d.stage as old_stage, d.scheme as old_scheme, d.base_day as old_day,
       pa.id as pa_id, pa.card, pa.case_date, pa.merchant_decision as pa_decision,
       cb.id as cb_id, cb.card_type, cb.function_code, cb.rev_indicator, cb.chb_proc_date, cb.merchant_decision as cb_decision
-    from (
-      select k.shop_code, k.acq_ref_nr,
-        (select p.id from pre_arbitrations p where p.acq_ref_nr = k.acq_ref_nr and p.shop_code = k.shop_code
-          order by p.case_date desc, p.id desc limit 1) as pa_id,
-        (select c.id from chargebacks c where c.acq_ref_nr = k.acq_ref_nr and c.shop_code = k.shop_code
-          order by c.chb_proc_date desc, c.id desc limit 1) as cb_id
-      from (select distinct shop_code, acq_ref_nr from ${sql.table(RECORD_TABLES[kind])} where id >= ${from} and id <= ${to}) k
-    ) x
+    from x
     left join disputes d on d.shop_code = x.shop_code and d.acq_ref_nr = x.acq_ref_nr
     left join pre_arbitrations pa on pa.id = x.pa_id
     left join chargebacks cb on cb.id = x.cb_id and x.pa_id is null`.execute(db);
