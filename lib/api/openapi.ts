@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { chargebackPageSchema, preArbitrationPageSchema, problemSchema } from "@/lib/schemas/records";
 import { chargebackSearchSchema, LIMITS, preArbitrationSearchSchema } from "@/lib/schemas/search";
+import { worklistPageSchema, worklistRequestSchema } from "@/lib/schemas/worklist";
 import { MAX_BODY_BYTES } from "./read-body";
 
 /**
@@ -75,6 +76,20 @@ const RULES = [
   "Checks run in this order and the first failure answers: method (405), content type (415), body size (413), authentication (401), rate limit (429), validity (400), scope (403).",
 ].join("\n\n");
 
+/** CONTRACT 10, an extension of the seed API (SPEC.md describes the two searches only). */
+function worklistPath(schemas: JsonObject): JsonObject {
+  const op = operation(
+    "Worklist: disputes that need an answer",
+    "A dispute is the records (chargebacks and cases) of one shop with the same acq_ref_nr; its current item is its latest case (case_date, then ID), else its latest chargeback (chb_proc_date, then ID). " +
+      "It needs an answer when the current item has no merchant_decision, is not a reversal and, for a chargeback, has function code 450, 451, 453 or 454. " +
+      "answer_by = base date (chb_proc_date or case_date) + min(DEADLINE_DAYS_<scheme>_<stage>, SCHEME_LIMIT_DAYS_<scheme>_<stage>) calendar days; scheme: card_type, or for a case the BIN (4 VISA, 51-55 and 2221-2720 MC, else the earlier of both). " +
+      "Order: answer_by ascending, chargebacks before cases, then ID ascending; exact totals.",
+    collect(worklistRequestSchema, "input", schemas),
+    collect(worklistPageSchema, "output", schemas),
+  );
+  return { "/api/worklist": { post: { ...op.post, tags: ["Extensions"] } } };
+}
+
 let cached: JsonObject | undefined;
 
 export function openApiDocument(): JsonObject {
@@ -98,6 +113,7 @@ export function openApiDocument(): JsonObject {
     paths: {
       "/api/chargeback": operation("Search chargebacks", "Returns a page of chargeback records (SPEC 2.2).", cbRequest, cbPage),
       "/api/pre_arbitration": operation("Search pre-arbitration cases", "Returns a page of pre-arbitration records (SPEC 2.3).", paRequest, paPage),
+      ...worklistPath(schemas),
     },
     components: {
       schemas,

@@ -77,3 +77,8 @@ export function envelopeJson(content: string | Uint8Array, totalPages: number, t
 export function pageJson(kind: RecordKind, rows: Record<string, unknown>[], totalPages: number, totalElements: number): string {
   return envelopeJson(contentJson(kind, rows), totalPages, totalElements);
 }
+
+/** The worklist's content (CONTRACT 10): each item's record written exactly as the searches write it. */
+export function worklistContentJson(items: readonly { kind: RecordKind; answerBy: string; record: Record<string, unknown> }[]): string {
+  return `[${items.map((item) => `{"kind":${JSON.stringify(item.kind)},"answer_by":${JSON.stringify(item.answerBy)},"record":${recordJson(item.kind, item.record)}}`).join(",")}]`;
+}

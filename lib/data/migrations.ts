@@ -1,6 +1,7 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
 import { CHARGEBACK_FIELDS, PRE_ARBITRATION_FIELDS, type FieldDef } from "@/lib/domain/fields";
-import { RECORD_TABLES } from "./schema";
+import { rebuildDisputes } from "./disputes";
+import { type Database, RECORD_TABLES } from "./schema";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -218,6 +219,40 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           await sql`create table if not exists state.login_throttle (key text primary key, attempts integer not null, window_start integer not null)`.execute(db);
           await sql`create table if not exists state.rate_buckets (credential text primary key, tokens real not null, updated_ms integer not null, taken integer not null)`.execute(db);
         }
+      },
+    },
+    "008_disputes": {
+      // The worklist (CONTRACT 10): one row per dispute with its current item, kept by the import
+      // in the records' transaction (lib/data/disputes.ts), and the disputes that need an answer
+      // per stage, scheme and base day. A database that already holds records gets both built
+      // here, by the very refresh the import runs. Each partial index holds only the disputes that
+      // need an answer: in answer-by order within a stage and scheme (a walk), and per shop (a seek).
+      async up(db) {
+        const int = sql`integer`;
+        await db.schema
+          .createTable("disputes")
+          .addColumn("shop_code", text, (c) => c.notNull())
+          .addColumn("acq_ref_nr", text, (c) => c.notNull())
+          .addColumn("kind", text, (c) => c.notNull())
+          .addColumn("record_id", bigint, (c) => c.notNull())
+          .addColumn("needs_answer", int, (c) => c.notNull())
+          .addColumn("stage", text)
+          .addColumn("scheme", text)
+          .addColumn("base_day", int)
+          .addPrimaryKeyConstraint("pk_disputes", ["shop_code", "acq_ref_nr"])
+          .execute();
+        await db.schema
+          .createTable("dispute_counts")
+          .addColumn("stage", text, (c) => c.notNull())
+          .addColumn("scheme", text, (c) => c.notNull())
+          .addColumn("base_day", int, (c) => c.notNull())
+          .addColumn("n", bigint, (c) => c.notNull())
+          .addPrimaryKeyConstraint("pk_dispute_counts", ["stage", "scheme", "base_day"])
+          .execute();
+        await rebuildDisputes(db as Kysely<Database>, dialect);
+        await sql`create index ix_disputes_due on disputes (stage, scheme, base_day, record_id, shop_code) where needs_answer = 1`.execute(db);
+        await sql`create index ix_disputes_shop_due on disputes (shop_code, stage, scheme, base_day, record_id) where needs_answer = 1`.execute(db);
+        await sql`analyze ${sql.raw(pg ? "disputes, dispute_counts" : "main.disputes")}`.execute(db);
       },
     },
   };

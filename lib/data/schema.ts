@@ -147,7 +147,37 @@ export interface RecordShopTable {
   n: Int;
 }
 
+/**
+ * One row per dispute: the records of a shop with the same acq_ref_nr (CONTRACT 10), kept by the
+ * import in the same transaction as the records (migration 008, lib/data/disputes.ts).
+ */
+export interface DisputeTable {
+  shop_code: string;
+  acq_ref_nr: string;
+  /** the current item: the latest pre-arbitration case, else the latest chargeback */
+  kind: "chargeback" | "pre_arbitration";
+  record_id: Int;
+  /** 1 when the current item waits for the merchant's answer, else 0 */
+  needs_answer: Int;
+  /** first_chargeback, arbitration_chargeback or pre_arbitration; null for an unknown function code */
+  stage: string | null;
+  /** MC or VISA; EITHER when the BIN names neither (the earlier of both windows applies) */
+  scheme: string | null;
+  /** days since 1970-01-01 of the base date (chb_proc_date or case_date) */
+  base_day: Int | null;
+}
+
+/** Disputes that need an answer, of all shops, per stage, scheme and base day. */
+export interface DisputeCountTable {
+  stage: string;
+  scheme: string;
+  base_day: Int;
+  n: Int;
+}
+
 export interface Database {
+  disputes: DisputeTable;
+  dispute_counts: DisputeCountTable;
   record_counts: RecordCountTable;
   record_shops: RecordShopTable;
   chargebacks: ChargebackTable;

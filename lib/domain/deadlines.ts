@@ -90,6 +90,72 @@ export function deadlineConfigFromEnv(env: Record<string, string | undefined> = 
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
+/**
+ * The days from the base date to the answer-by date (CONTRACT 10): min(acquirer window, scheme
+ * limit) of the scheme and stage; for a scheme that is not known, whichever scheme gives the
+ * earlier date. The drawer and the worklist both take their windows from here.
+ */
+export function windowDays(config: DeadlineConfig, scheme: Scheme | null | undefined, stage: Stage): number {
+  return scheme ? schemeWindow(config, scheme, stage) : schemeWindow(config, earlierScheme(config, stage), stage);
+}
+
+function schemeWindow(config: DeadlineConfig, scheme: Scheme, stage: Stage): number {
+  return Math.min(config.acquirerDays[scheme][stage], config.schemeLimitDays[scheme][stage]);
+}
+
+/** The scheme whose window ends first for a stage (Mastercard on a tie). */
+export function earlierScheme(config: DeadlineConfig, stage: Stage): Scheme {
+  return schemeWindow(config, "MC", stage) <= schemeWindow(config, "VISA", stage) ? "MC" : "VISA";
+}
+
+/** A dispute's current item (CONTRACT 10): its latest pre-arbitration case, else its latest chargeback. */
+export type CurrentItem =
+  | ({ kind: "chargeback" } & Pick<ChargebackLike, "card_type" | "function_code" | "rev_indicator" | "chb_proc_date" | "merchant_decision">)
+  | ({ kind: "pre_arbitration" } & PreArbitrationLike);
+
+export interface DisputeState {
+  /** no merchant decision, not a reversal, and for a chargeback function code 450, 451, 453 or 454 */
+  needsAnswer: boolean;
+  /** null when the function code has no answer window */
+  stage: Stage | null;
+  /** null when the scheme is not known: then whichever scheme gives the earlier date applies */
+  scheme: Scheme | null;
+  /** chb_proc_date of a chargeback, case_date of a case */
+  baseDate: string | null;
+}
+
+/**
+ * Whether a dispute waits for the merchant's answer, and what its answer-by date is counted from.
+ * A chargeback's scheme is its card_type; a case's comes from the card's BIN (CONTRACT 10).
+ */
+export function disputeState(item: CurrentItem): DisputeState {
+  if (item.kind === "pre_arbitration") {
+    return { needsAnswer: !item.merchant_decision, stage: "pre_arbitration", scheme: schemeFromCard(item.card) ?? null, baseDate: item.case_date ?? null };
+  }
+  const stage = functionCodeInfo(item.function_code)?.stage ?? null;
+  const scheme = item.card_type === "MC" || item.card_type === "VISA" ? item.card_type : null;
+  const needsAnswer = !item.merchant_decision && !isReversal(item.rev_indicator) && stage !== null;
+  return { needsAnswer, stage, scheme, baseDate: item.chb_proc_date ?? null };
+}
+
+/** Days since 1970-01-01 of a real calendar date (years 0001 to 9999); undefined for anything else. */
+export function dayNumber(date: string): number | undefined {
+  const m = DATE.exec(date);
+  if (!m) return undefined;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const at = new Date(0);
+  at.setUTCFullYear(y, mo - 1, d);
+  if (y < 1 || at.getUTCFullYear() !== y || at.getUTCMonth() !== mo - 1 || at.getUTCDate() !== d) return undefined;
+  return at.getTime() / 86_400_000;
+}
+
+/** The calendar date of a day number: dateOfDay(dayNumber(x)) === x. */
+export function dateOfDay(day: number): string {
+  const at = new Date(day * 86_400_000);
+  const pad = (n: number, w: number) => String(n).padStart(w, "0");
+  return `${pad(at.getUTCFullYear(), 4)}-${pad(at.getUTCMonth() + 1, 2)}-${pad(at.getUTCDate(), 2)}`;
+}
+
 function toUtcDays(date: string): number | undefined {
   const m = DATE.exec(date);
   if (!m) return undefined;
@@ -173,8 +239,8 @@ export function chargebackDeadline(record: ChargebackLike, config: DeadlineConfi
   if (!info) return { status: "not_applicable", reason: `function code ${record.function_code ?? "—"} has no known answer window` };
   if (!record.chb_proc_date) return { status: "not_applicable", reason: "the record has no processing date" };
   const known = record.card_type === "MC" || record.card_type === "VISA";
-  // Unknown scheme: the stricter of both windows, so that the date shown is never too late.
-  const scheme: Scheme = known ? (record.card_type as Scheme) : config.acquirerDays.MC[info.stage] <= config.acquirerDays.VISA[info.stage] ? "MC" : "VISA";
+  // Unknown scheme: whichever gives the earlier date, so that the date shown is never too late.
+  const scheme: Scheme = known ? (record.card_type as Scheme) : earlierScheme(config, info.stage);
   return finish(
     {
       stage: info.stage,
@@ -194,7 +260,7 @@ export function preArbitrationDeadline(record: PreArbitrationLike, config: Deadl
   if (!record.case_date) return { status: "not_applicable", reason: "the record has no case date" };
   const stage: Stage = "pre_arbitration";
   const fromBin = schemeFromCard(record.card);
-  const scheme: Scheme = fromBin ?? (Math.min(config.acquirerDays.MC[stage], config.schemeLimitDays.MC[stage]) <= Math.min(config.acquirerDays.VISA[stage], config.schemeLimitDays.VISA[stage]) ? "MC" : "VISA");
+  const scheme: Scheme = fromBin ?? earlierScheme(config, stage);
   return finish(
     {
       stage,

@@ -4,6 +4,7 @@ import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { type Kysely, sql } from "kysely";
 import type { Db } from "@/lib/data/db";
+import { refreshDisputes } from "@/lib/data/disputes";
 import { addFileToRecordCounts } from "@/lib/data/record-counts";
 import { type Database, RECORD_TABLES } from "@/lib/data/schema";
 import { FIELDS_BY_KIND } from "@/lib/domain/fields";
@@ -178,7 +179,8 @@ async function loadFile(db: Db, trx: Kysely<Database>, file: string, target: Tar
     throw new Rejected(1);
   }
   const maxRow = await trx.selectFrom(table).select((eb) => eb.fn.max("id").as("max")).executeTakeFirst();
-  let nextId = Number(maxRow?.max ?? 0) + 1;
+  const firstId = Number(maxRow?.max ?? 0) + 1;
+  let nextId = firstId;
 
   let problems = 0;
   const report = (p: Problem) => {
@@ -223,5 +225,6 @@ async function loadFile(db: Db, trx: Kysely<Database>, file: string, target: Tar
   await writer.flush();
   await trx.updateTable("imported_files").set({ record_count: count }).where("id", "=", fileId).execute();
   await addFileToRecordCounts(trx, db.dialect, target.kind, target.fileDate, perShop);
+  await refreshDisputes(trx, db.dialect, target.kind, firstId, nextId - 1);
   return count;
 }

@@ -94,6 +94,9 @@ const common = {
   sortOrder: z.enum(SORT_ORDERS).nullish().describe("asc or desc. Default asc. Ties are broken by ID in the same direction."),
 };
 
+/** Field rules that other requests share with the searches (CONTRACT 1.1), declared once here. */
+export const SHARED_FIELD_RULES = { date, shop_codes: common.shop_codes, page: common.page, per_page: common.per_page } as const;
+
 function fromNotAfterTo(body: { file_date_from?: string | null; file_date_to?: string | null }, ctx: z.RefinementCtx) {
   if (body.file_date_from && body.file_date_to && body.file_date_from > body.file_date_to) {
     ctx.addIssue({ code: "custom", path: ["file_date_from"], message: "must not be after file_date_to" });
@@ -151,7 +154,8 @@ export function fieldPath(path: readonly PropertyKey[]): string {
   return path.reduce<string>((acc, key) => (typeof key === "number" ? `${acc}[${key}]` : acc ? `${acc}.${String(key)}` : String(key)), "");
 }
 
-function toFieldErrors(error: z.ZodError): FieldError[] {
+/** A zod error as the field errors of a 400 answer (CONTRACT 4). */
+export function toFieldErrors(error: z.ZodError): FieldError[] {
   const out: FieldError[] = [];
   for (const issue of error.issues) {
     if (issue.code === "unrecognized_keys") {

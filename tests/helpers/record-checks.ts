@@ -4,7 +4,7 @@ import type { Db } from "@/lib/data/db";
 
 /**
  * Checks of the invariants every committed import keeps, against a fresh count of the records:
- * the summaries (record_counts with its running totals, record_shops) and dense ids.
+ * the summaries (record_counts with its running totals, record_shops, the disputes) and dense ids.
  */
 
 type Count = { kind: string; shop_code: string; file_date: string; n: number | string | bigint };
@@ -35,6 +35,55 @@ export async function expectRecordCountsInStep(db: Db): Promise<void> {
   expect(storedCum.rows.map((r) => `${r.kind}|${r.shop_code}|${r.file_date}|${Number(r.cum)}`).sort()).toEqual(cum.sort());
   const shops = await db.db.selectFrom("record_shops").select(["kind", "shop_code", "n"]).execute();
   expect(shops.map((r) => `${r.kind}|${r.shop_code}|${Number(r.n)}`).sort()).toEqual([...perShop].map(([shop, n]) => `${shop}|${n}`).sort());
+  await expectDisputesInStep(db);
+}
+
+type Item = {
+  shop_code: string;
+  acq_ref_nr: string;
+  kind: string;
+  id: number | string;
+  card: string;
+  card_type: string | null;
+  function_code: number | string | null;
+  rev_indicator: string | null;
+  merchant_decision: string | null;
+  base_date: string;
+};
+
+/**
+ * The disputes table and dispute_counts (migration 008) must equal CONTRACT 10 worked out afresh
+ * from the records: per shop and acq_ref_nr the latest case, else the latest chargeback, and
+ * whether it needs an answer, with its stage, scheme and base day.
+ */
+export async function expectDisputesInStep(db: Db): Promise<void> {
+  const current = await sql<Item>`
+    select shop_code, acq_ref_nr, kind, id, card, card_type, function_code, rev_indicator, merchant_decision, base_date from (
+      select m.*, row_number() over (partition by shop_code, acq_ref_nr order by is_case desc, base_date desc, id desc) as rn from (
+        select shop_code, acq_ref_nr, 'chargeback' as kind, 0 as is_case, id, card, card_type, function_code, rev_indicator, merchant_decision, chb_proc_date as base_date from chargebacks
+        union all
+        select shop_code, acq_ref_nr, 'pre_arbitration' as kind, 1 as is_case, id, card, null, null, null, merchant_decision, case_date from pre_arbitrations
+      ) m
+    ) r where rn = 1`.execute(db.db);
+  const binScheme = (card: string) => {
+    const bin = Number(card.slice(0, 6));
+    return card.startsWith("4") ? "VISA" : (bin >= 510000 && bin < 560000) || (bin >= 222100 && bin < 272100) ? "MC" : "EITHER";
+  };
+  const counts = new Map<string, number>();
+  const expected = current.rows.map((r) => {
+    const fn = r.function_code === null ? null : Number(r.function_code);
+    const isCase = r.kind === "pre_arbitration";
+    const stage = isCase ? "pre_arbitration" : fn === 450 || fn === 453 ? "first_chargeback" : fn === 451 || fn === 454 ? "arbitration_chargeback" : null;
+    const needs = r.merchant_decision === null && r.rev_indicator !== "R" && stage !== null ? 1 : 0;
+    const scheme = isCase ? binScheme(r.card) : r.card_type === "MC" || r.card_type === "VISA" ? r.card_type : "EITHER";
+    const day = Date.parse(`${r.base_date}T00:00:00Z`) / 86_400_000;
+    if (needs) counts.set(`${stage}|${scheme}|${day}`, (counts.get(`${stage}|${scheme}|${day}`) ?? 0) + 1);
+    return `${r.shop_code}|${r.acq_ref_nr}|${r.kind}|${Number(r.id)}|${needs}|${stage}|${scheme}|${day}`;
+  });
+  const stored = await db.db.selectFrom("disputes").selectAll().execute();
+  expect(stored.map((d) => `${d.shop_code}|${d.acq_ref_nr}|${d.kind}|${Number(d.record_id)}|${Number(d.needs_answer)}|${d.stage}|${d.scheme}|${Number(d.base_day)}`).sort()).toEqual(expected.sort());
+  const storedCounts = await db.db.selectFrom("dispute_counts").selectAll().where("n", "<>", 0).execute();
+  expect(storedCounts.map((c) => `${c.stage}|${c.scheme}|${Number(c.base_day)}|${Number(c.n)}`).sort()).toEqual([...counts].map(([key, n]) => `${key}|${n}`).sort());
 }
 
 /** Ids are 1..N in both record tables: the largest id is the number of records. */

@@ -1,5 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { addDays, chargebackDeadline, DEFAULT_DEADLINE_CONFIG, deadlineConfigFromEnv, DeadlineConfigError, preArbitrationDeadline } from "@/lib/domain/deadlines";
+import {
+  addDays,
+  chargebackDeadline,
+  dateOfDay,
+  dayNumber,
+  DEFAULT_DEADLINE_CONFIG,
+  deadlineConfigFromEnv,
+  DeadlineConfigError,
+  disputeState,
+  preArbitrationDeadline,
+  windowDays,
+} from "@/lib/domain/deadlines";
 import { functionCodeLabel, schemeFromCard } from "@/lib/domain/labels";
 import { findReasonCode, reasonCodeLabel } from "@/lib/domain/reason-codes";
 
@@ -32,6 +43,42 @@ describe("answer-by dates", () => {
     expect(d).toMatchObject({ scheme: "VISA", schemeInferred: true, answerBy: "2026-02-22" });
   });
 
+  it("an unknown scheme takes whichever window ends first, counting the scheme limits too", () => {
+    // MC's acquirer window is shorter, but its scheme limit cuts VISA's window shorter still.
+    const config = deadlineConfigFromEnv({ DEADLINE_DAYS_MC_PRE_ARBITRATION: "10", DEADLINE_DAYS_VISA_PRE_ARBITRATION: "20", SCHEME_LIMIT_DAYS_VISA_PRE_ARBITRATION: "7" });
+    expect(windowDays(config, null, "pre_arbitration")).toBe(7);
+    expect(preArbitrationDeadline({ card: "371449%1234", case_date: "2026-02-01" }, config, "2026-02-01")).toMatchObject({ scheme: "VISA", answerBy: "2026-02-08" });
+    expect(preArbitrationDeadline({ card: "512345%1234", case_date: "2026-02-01" }, config, "2026-02-01")).toMatchObject({ scheme: "MC", answerBy: "2026-02-11" });
+    // The same rule for a chargeback whose card_type names neither scheme.
+    const cb = chargebackDeadline({ card_type: "AMEX", function_code: 450, chb_proc_date: "2026-03-01" }, deadlineConfigFromEnv({ DEADLINE_DAYS_MC_FIRST_CHARGEBACK: "10", SCHEME_LIMIT_DAYS_VISA_FIRST_CHARGEBACK: "5" }), "2026-03-01");
+    expect(cb).toMatchObject({ scheme: "VISA", windowDays: 5, answerBy: "2026-03-06" });
+    expect(windowDays(DEFAULT_DEADLINE_CONFIG, "MC", "first_chargeback")).toBe(14);
+    expect(windowDays(deadlineConfigFromEnv({ DEADLINE_DAYS_MC_FIRST_CHARGEBACK: "60" }), "MC", "first_chargeback")).toBe(45);
+  });
+
+  it("tells whether a dispute's current item needs an answer (CONTRACT 10)", () => {
+    const cb = { kind: "chargeback", card_type: "VISA", function_code: 453, rev_indicator: " ", chb_proc_date: "2026-01-05", merchant_decision: null } as const;
+    expect(disputeState(cb)).toEqual({ needsAnswer: true, stage: "first_chargeback", scheme: "VISA", baseDate: "2026-01-05" });
+    expect(disputeState({ ...cb, function_code: 454 }).stage).toBe("arbitration_chargeback");
+    expect(disputeState({ ...cb, rev_indicator: "R" }).needsAnswer).toBe(false);
+    expect(disputeState({ ...cb, merchant_decision: "Accept CB" }).needsAnswer).toBe(false);
+    expect(disputeState({ ...cb, function_code: 452 })).toMatchObject({ needsAnswer: false, stage: null });
+    const pa = { kind: "pre_arbitration", card: "222100%0001", case_date: "2026-02-03", merchant_decision: null } as const;
+    expect(disputeState(pa)).toEqual({ needsAnswer: true, stage: "pre_arbitration", scheme: "MC", baseDate: "2026-02-03" });
+    expect(disputeState({ ...pa, card: "272100%0001" }).scheme).toBeNull();
+    expect(disputeState({ ...pa, card: "272099%0001" }).scheme).toBe("MC");
+    expect(disputeState({ ...pa, card: "560000%0001" }).scheme).toBeNull();
+    expect(disputeState({ ...pa, card: "400000%0001" }).scheme).toBe("VISA");
+    expect(disputeState({ ...pa, merchant_decision: "rebuttal" }).needsAnswer).toBe(false);
+  });
+
+  it("numbers calendar days and back", () => {
+    expect(dayNumber("1970-01-01")).toBe(0);
+    expect(dayNumber("2026-03-01")! - dayNumber("2026-02-28")!).toBe(1);
+    expect(dayNumber("2026-02-29")).toBeUndefined();
+    for (const date of ["0001-01-01", "0099-12-31", "1969-12-31", "2028-02-29", "9999-12-31"]) expect(dateOfDay(dayNumber(date)!)).toBe(date);
+  });
+
   it("refuses a malformed override instead of moving every date", () => {
     expect(() => deadlineConfigFromEnv({ DEADLINE_DAYS_MC_PRE_ARBITRATION: "ten" })).toThrow(DeadlineConfigError);
     expect(() => deadlineConfigFromEnv({ SCHEME_LIMIT_DAYS_MC_FIRST_CHARGEBACK: "400" })).toThrow(DeadlineConfigError);
@@ -60,5 +107,12 @@ describe("labels", () => {
     expect(schemeFromCard("222100%1234")).toBe("MC");
     expect(schemeFromCard("411111%1234")).toBe("VISA");
     expect(schemeFromCard("371449%1234")).toBeUndefined();
+    expect(schemeFromCard("510000%1234")).toBe("MC");
+    expect(schemeFromCard("559999%1234")).toBe("MC");
+    expect(schemeFromCard("500000%1234")).toBeUndefined();
+    expect(schemeFromCard("560000%1234")).toBeUndefined();
+    expect(schemeFromCard("222099%1234")).toBeUndefined();
+    expect(schemeFromCard("272099%1234")).toBe("MC");
+    expect(schemeFromCard("272100%1234")).toBeUndefined();
   });
 });

@@ -1,0 +1,211 @@
+import "server-only";
+import { type CompiledQuery, type Kysely, type RawBuilder, sql } from "kysely";
+import { dateOfDay, dayNumber, type DeadlineConfig, SCHEMES, STAGES, type Stage, windowDays } from "@/lib/domain/deadlines";
+import type { RecordKind } from "@/lib/domain/fields";
+import type { WorklistRequest } from "@/lib/schemas/worklist";
+import { type Db, getDb } from "./db";
+import { EITHER_SCHEME } from "./disputes";
+import type { Dialect } from "./migrations";
+import { type ReadResult, type ReadStatement, type Row, VERSION_STATEMENT } from "./read";
+import { type Database, RECORD_TABLES } from "./schema";
+
+/**
+ * The worklist of CONTRACT 10 from the disputes table (lib/data/disputes.ts), always inside the
+ * caller's scope. A dispute's answer-by day is its base day plus the window of its stage and
+ * scheme, so within one (stage, scheme) class the answer-by order is the base-day order that the
+ * partial index ix_disputes_due keeps. The page is the merge of at most nine such ordered walks,
+ * each cut at offset + per_page; the windows come from the configuration as bound values, and
+ * the answer-by range becomes a base-day range per class. Nothing stored depends on the windows.
+ */
+
+interface Class {
+  kind: RecordKind;
+  stage: Stage;
+  scheme: string;
+  /** days from the base date to the answer-by date */
+  window: number;
+  /** base days whose answer-by date lies in the requested range */
+  lo: number;
+  hi: number;
+}
+
+/** Far outside any calendar date of the years 0001..9999 (day numbers -719,162..2,932,896). */
+const NO_BOUND = 100_000_000;
+
+/** The (stage, scheme) classes a request lists, with their windows and base-day ranges. */
+function classesOf(request: WorklistRequest, config: DeadlineConfig): Class[] {
+  const from = request.answer_by_from ? dayNumber(request.answer_by_from)! : -NO_BOUND;
+  const to = request.answer_by_to ? dayNumber(request.answer_by_to)! : NO_BOUND;
+  const out: Class[] = [];
+  for (const stage of STAGES) {
+    const kind: RecordKind = stage === "pre_arbitration" ? "pre_arbitration" : "chargeback";
+    if (!request.kinds.includes(kind)) continue;
+    for (const scheme of [...SCHEMES, EITHER_SCHEME]) {
+      const window = windowDays(config, scheme === EITHER_SCHEME ? null : (scheme as (typeof SCHEMES)[number]), stage);
+      out.push({ kind, stage, scheme, window, lo: from - window, hi: to - window });
+    }
+  }
+  return out;
+}
+
+/** `column` is one of `shops`, the list as one bound value (see queries.ts). */
+function inScope(dialect: Dialect, column: RawBuilder<unknown>, shops: readonly string[]): RawBuilder<unknown> {
+  return dialect === "postgres" ? sql`${column} = any(${[...shops]}::text[])` : sql`${column} in (select value from json_each(${JSON.stringify(shops)}))`;
+}
+
+const indexedBy = (dialect: Dialect, index: string) => (dialect === "sqlite" ? sql` indexed by ${sql.id(index)}` : sql``);
+
+/** `from`: a first base day later than the range's (one bound, so that the index range starts there). */
+const due = (c: Class, from = c.lo) => sql`needs_answer = 1 and stage = ${sql.lit(c.stage)} and scheme = ${sql.lit(c.scheme)} and base_day >= ${Math.max(c.lo, from)} and base_day <= ${c.hi}`;
+
+/**
+ * Per class: `n_all`, the disputes of every shop (a sum over dispute_counts, at most one row per
+ * base day), and `m`, those of the scope. When the scope holds every shop that has records, m is
+ * n_all; else the scope's entries of ix_disputes_shop_due are counted. The test runs inside the
+ * statement, so it reads the same snapshot as the counts.
+ */
+function countStatement(db: Kysely<Database>, dialect: Dialect, classes: readonly Class[], shops: readonly string[]): CompiledQuery {
+  const notInScope = dialect === "postgres" ? sql`rs.shop_code <> all(${[...shops]}::text[])` : sql`rs.shop_code not in (select value from json_each(${JSON.stringify(shops)}))`;
+  const everyShop = sql`not exists (select 1 from record_shops rs where ${notInScope})`;
+  const arms = classes.map((c, i) => {
+    const all = sql`(select coalesce(sum(n), 0) from dispute_counts where stage = ${sql.lit(c.stage)} and scheme = ${sql.lit(c.scheme)} and base_day >= ${c.lo} and base_day <= ${c.hi})`;
+    const scoped = sql`(select count(*) from disputes${indexedBy(dialect, "ix_disputes_shop_due")} where ${due(c)} and ${inScope(dialect, sql.ref("shop_code"), shops)})`;
+    return sql`select ${sql.lit(i)} as c, n_all, case when ${everyShop} then n_all else ${scoped} end as m from (select ${all} as n_all) t`;
+  });
+  return sql`${sql.join(arms, sql` union all `)}`.compile(db);
+}
+
+/**
+ * Where a deep page starts, from dispute_counts alone: the last answer day with at most `offset`
+ * disputes of the range before it (`before`). Exact for the scope when the scope holds every
+ * dispute of the range (each class's m equals its n_all).
+ */
+function startStatement(db: Kysely<Database>, classes: readonly Class[], offset: number): CompiledQuery {
+  const days = classes.map(
+    (c) => sql`select base_day + ${c.window} as answer_day, n from dispute_counts
+      where stage = ${sql.lit(c.stage)} and scheme = ${sql.lit(c.scheme)} and base_day >= ${c.lo} and base_day <= ${c.hi}`,
+  );
+  return sql`select answer_day, before from (
+      select answer_day, sum(n) over (order by answer_day) - n as before
+      from (select answer_day, sum(n) as n from (${sql.join(days, sql` union all `)}) d group by answer_day) per_day
+    ) c where before <= ${offset} order by answer_day desc limit 1`.compile(db);
+}
+
+/** The page starts on answer day `day`, after `before` disputes of earlier days. */
+interface Start {
+  day: number;
+  before: number;
+}
+
+/**
+ * The page: per class the first disputes in answer-by order from the start day on, as many as
+ * the page reaches, merged. On SQLite each class walks ix_disputes_due testing the shop of each
+ * entry, or, when the scope holds few of the class's disputes, seeks them per shop in
+ * ix_disputes_shop_due and sorts them (`seek[i]`); PostgreSQL's planner makes that choice itself.
+ */
+function pageStatement(db: Kysely<Database>, dialect: Dialect, classes: readonly Class[], shops: readonly string[], request: WorklistRequest, seek: readonly boolean[], start?: Start): CompiledQuery {
+  const offset = request.page * request.per_page - (start?.before ?? 0);
+  const arms = classes.map((c, i) => {
+    const index = seek[i] ? "ix_disputes_shop_due" : "ix_disputes_due";
+    return sql`select * from (select ${sql.lit(c.kind)} as kind, record_id, base_day + ${c.window} as answer_day
+      from disputes${indexedBy(dialect, index)} where ${due(c, start ? start.day - c.window : c.lo)} and ${inScope(dialect, sql.ref("shop_code"), shops)}
+      order by base_day, record_id limit ${offset + request.per_page}) ${sql.id(`c${i}`)}`;
+  });
+  return sql`select kind, record_id, answer_day from (${sql.join(arms, sql` union all `)}) page
+    order by answer_day, kind, record_id limit ${request.per_page} offset ${offset}`.compile(db);
+}
+
+const statement = (query: CompiledQuery, opts: { memo?: true } = {}): ReadStatement => ({ sql: query.sql, parameters: query.parameters, ...opts });
+
+/** One item of the worklist: the record as the searches write it, and its answer-by date. */
+export interface WorklistItem {
+  kind: RecordKind;
+  answerBy: string;
+  record: Row;
+}
+
+export interface WorklistResult {
+  items: WorklistItem[];
+  totalElements: number;
+  totalPages: number;
+}
+
+/** An index entry tested in passing costs a fraction of a dispute fetched and sorted. */
+const WALK_COST_RATIO = 8;
+
+/**
+ * From this offset on, a page whose scope holds the whole range starts from dispute_counts: each
+ * class then walks from the start day instead of from the first dispute of the range. Below it
+ * the walks are short anyway, and PostgreSQL saves a round trip.
+ */
+const START_FROM_COUNTS = 100;
+
+const versionOf = (result: ReadResult | undefined) => JSON.stringify(result);
+
+export async function worklistPage(request: WorklistRequest, access: readonly string[], config: DeadlineConfig): Promise<WorklistResult> {
+  const { db, dialect, read } = await getDb();
+  const shops = request.shop_codes?.length ? request.shop_codes : [...access];
+  const classes = classesOf(request, config).filter((c) => c.lo <= c.hi);
+  // An empty access list sees nothing; "in ()" is not valid SQL.
+  if (shops.length === 0 || classes.length === 0) return { items: [], totalElements: 0, totalPages: 0 };
+  const count = statement(countStatement(db, dialect, classes, shops), { memo: true });
+  const offset = request.page * request.per_page;
+  const limit = offset + request.per_page;
+  const deep = offset >= START_FROM_COUNTS;
+
+  for (;;) {
+    let seek = classes.map(() => false);
+    let start: Start | undefined;
+    let version: string | undefined;
+    if (dialect === "sqlite" || deep) {
+      // The counts (remembered per data version) choose each class's path, tell a page past the
+      // end, and place a deep page's start. A path decides only the speed; a start decides the
+      // answer, so it is used only when the page reads the same data version.
+      const [v, counted, started] = await read([VERSION_STATEMENT, count, ...(deep ? [statement(startStatement(db, classes, offset))] : [])]);
+      version = versionOf(v);
+      const perClass = classCounts(counted, classes.length);
+      const total = perClass.reduce((sum, c) => sum + c.m, 0);
+      if (offset >= total) return { items: [], totalElements: total, totalPages: Math.ceil(total / request.per_page) };
+      seek = perClass.map(({ m, all }) => dialect === "sqlite" && (m === 0 || (limit * all) / m > m * WALK_COST_RATIO));
+      const row = (started as Row[] | undefined)?.[0];
+      if (row && perClass.every(({ m, all }) => m === all)) start = { day: Number(row.answer_day), before: Number(row.before) };
+    }
+    const [v, counted, page] = await read([VERSION_STATEMENT, count, statement(pageStatement(db, dialect, classes, shops, request, seek, start))]);
+    // An import committed in between: the start may have moved, so place the page again.
+    if (start && versionOf(v) !== version) continue;
+    const totalElements = classCounts(counted, classes.length).reduce((sum, c) => sum + c.m, 0);
+    return { items: await itemsOf(read, db, dialect, page as Row[]), totalElements, totalPages: Math.ceil(totalElements / request.per_page) };
+  }
+}
+
+function classCounts(result: ReadResult | undefined, n: number): { m: number; all: number }[] {
+  const out = Array.from({ length: n }, () => ({ m: 0, all: 0 }));
+  for (const row of (result as Row[] | undefined) ?? []) out[Number(row.c)] = { m: Number(row.m), all: Number(row.n_all) };
+  return out;
+}
+
+/**
+ * The records of a page's entries. Records never change once imported, so reading them after the
+ * page's snapshot returns exactly the records that snapshot held.
+ */
+async function itemsOf(read: Db["read"], db: Kysely<Database>, dialect: Dialect, entries: readonly Row[]): Promise<WorklistItem[]> {
+  if (entries.length === 0) return [];
+  const ids: Record<RecordKind, number[]> = { chargeback: [], pre_arbitration: [] };
+  for (const entry of entries) ids[entry.kind as RecordKind].push(Number(entry.record_id));
+  const kinds = (Object.keys(ids) as RecordKind[]).filter((kind) => ids[kind].length > 0);
+  const byId = (kind: RecordKind) =>
+    statement(
+      sql`select * from ${sql.table(RECORD_TABLES[kind])} where ${
+        dialect === "postgres" ? sql`id = any(${ids[kind]}::bigint[])` : sql`id in (select value from json_each(${JSON.stringify(ids[kind])}))`
+      }`.compile(db),
+    );
+  const results = await read(kinds.map(byId));
+  const records = new Map<string, Row>();
+  kinds.forEach((kind, i) => {
+    for (const row of results[i] as Row[]) records.set(`${kind}:${Number(row.id)}`, row);
+  });
+  return entries.map((entry) => {
+    const kind = entry.kind as RecordKind;
+    return { kind, answerBy: dateOfDay(Number(entry.answer_day)), record: records.get(`${kind}:${Number(entry.record_id)}`)! };
+  });
+}

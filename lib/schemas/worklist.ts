@@ -1,0 +1,78 @@
+import { z } from "zod";
+import type { RecordKind } from "@/lib/domain/fields";
+import { chargebackRecordSchema, preArbitrationRecordSchema } from "./records";
+import { type FieldError, LIMITS, SHARED_FIELD_RULES, toFieldErrors } from "./search";
+
+/**
+ * The worklist request of CONTRACT 10, declared once: it validates requests, gives the
+ * TypeScript type and feeds the OpenAPI document. Shop codes, dates, page and per_page follow
+ * the searches' rules (CONTRACT 1.1) and are taken from there.
+ */
+
+export const WORKLIST_KINDS = ["chargeback", "pre_arbitration"] as const satisfies readonly RecordKind[];
+
+export const worklistRequestSchema = z
+  .strictObject({
+    shop_codes: SHARED_FIELD_RULES.shop_codes,
+    kinds: z
+      .array(z.enum(WORKLIST_KINDS, { message: 'must be "chargeback" or "pre_arbitration"' }))
+      .max(LIMITS.arrayItemsMax, { message: `must hold at most ${LIMITS.arrayItemsMax} items` })
+      .nullish()
+      .describe("Kinds of current item to list. Default (omitted, null or []) both."),
+    answer_by_from: SHARED_FIELD_RULES.date.nullish().describe("First answer-by date to list (inclusive)."),
+    answer_by_to: SHARED_FIELD_RULES.date.nullish().describe("Last answer-by date to list (inclusive)."),
+    page: SHARED_FIELD_RULES.page,
+    per_page: SHARED_FIELD_RULES.per_page,
+  })
+  .superRefine((body, ctx) => {
+    if (body.answer_by_from && body.answer_by_to && body.answer_by_from > body.answer_by_to) {
+      ctx.addIssue({ code: "custom", path: ["answer_by_from"], message: "must not be after answer_by_to" });
+    }
+  })
+  .meta({ id: "WorklistRequest", title: "Worklist request" });
+
+/** A validated worklist request with defaults applied and "no filter" spelled one way: undefined. */
+export interface WorklistRequest {
+  shop_codes?: string[];
+  /** distinct, in the order of WORKLIST_KINDS */
+  kinds: RecordKind[];
+  answer_by_from?: string;
+  answer_by_to?: string;
+  page: number;
+  per_page: number;
+}
+
+export function parseWorklistRequest(body: unknown): { ok: true; request: WorklistRequest } | { ok: false; errors: FieldError[] } {
+  const parsed = worklistRequestSchema.safeParse(body);
+  if (!parsed.success) return { ok: false, errors: toFieldErrors(parsed.error) };
+  const input = parsed.data;
+  const kinds = input.kinds?.length ? WORKLIST_KINDS.filter((kind) => input.kinds!.includes(kind)) : [...WORKLIST_KINDS];
+  return {
+    ok: true,
+    request: {
+      ...(input.shop_codes?.length ? { shop_codes: input.shop_codes } : {}),
+      kinds,
+      ...(input.answer_by_from ? { answer_by_from: input.answer_by_from } : {}),
+      ...(input.answer_by_to ? { answer_by_to: input.answer_by_to } : {}),
+      page: input.page ?? 0,
+      per_page: input.per_page ?? LIMITS.perPageDefault,
+    },
+  };
+}
+
+const answerBy = z.string().meta({ format: "date", description: "The answer-by date (YYYY-MM-DD): the base date plus min(acquirer window, scheme limit) days" });
+
+export const worklistPageSchema = z
+  .strictObject({
+    content: z
+      .array(
+        z.discriminatedUnion("kind", [
+          z.strictObject({ kind: z.literal("chargeback"), answer_by: answerBy, record: chargebackRecordSchema }).meta({ id: "WorklistChargeback" }),
+          z.strictObject({ kind: z.literal("pre_arbitration"), answer_by: answerBy, record: preArbitrationRecordSchema }).meta({ id: "WorklistPreArbitration" }),
+        ]),
+      )
+      .describe("The page's disputes, each with its current item: answer_by ascending, then chargebacks before cases, then ID ascending"),
+    totalPages: z.int().describe("ceil(totalElements / per_page); 0 when nothing matches"),
+    totalElements: z.int().describe("Number of disputes that need an answer and match the request, inside the caller's scope"),
+  })
+  .meta({ id: "WorklistPage" });

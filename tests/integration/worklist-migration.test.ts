@@ -1,0 +1,47 @@
+import path from "node:path";
+import { sql } from "kysely";
+import { afterAll, describe, expect, it } from "vitest";
+import { openDatabase } from "@/lib/data/db";
+import { writeFixture } from "../api/fixture";
+import { runCli } from "../helpers/cli";
+import { backends, dropCreatedDatabases, tempDir } from "../helpers/db";
+import { expectDisputesInStep } from "../helpers/record-checks";
+
+/**
+ * Migration 008_disputes on a database that already holds records: it must build the disputes
+ * and their counts exactly as the import would have kept them.
+ */
+describe.each(backends)("migration 008_disputes on $name", (backend) => {
+  afterAll(async () => {
+    await dropCreatedDatabases();
+  });
+
+  it("builds the disputes of the records already there, as the import keeps them", async () => {
+    const url = await backend.create();
+    const dir = tempDir("disputes-migration-");
+    const fixture = writeFixture(path.join(dir, "files"));
+    const imported = await runCli("import.ts", fixture.files, { DATABASE_URL: url, APP_KEY_FILE: path.join(dir, "app.key") });
+    expect(imported.code, imported.stdout + imported.stderr).toBe(0);
+
+    let db = await openDatabase(url);
+    const snapshot = async () => ({
+      disputes: (await db.db.selectFrom("disputes").selectAll().orderBy("shop_code").orderBy("acq_ref_nr").execute()).map((d) => JSON.stringify(Object.values(d).map(String))),
+      counts: (await db.db.selectFrom("dispute_counts").selectAll().where("n", "<>", 0).orderBy("stage").orderBy("scheme").orderBy("base_day").execute()).map((c) => JSON.stringify(Object.values(c).map(String))),
+    });
+    try {
+      await expectDisputesInStep(db);
+      const kept = await snapshot();
+      expect(kept.disputes.length).toBeGreaterThan(100);
+      // Back to the schema before 008: neither its tables nor its line in the migration log.
+      await sql`drop table disputes`.execute(db.db);
+      await sql`drop table dispute_counts`.execute(db.db);
+      await sql`delete from kysely_migration where name = '008_disputes'`.execute(db.db);
+      await db.close();
+      db = await openDatabase(url);
+      await expectDisputesInStep(db);
+      expect(await snapshot()).toEqual(kept);
+    } finally {
+      await db.close();
+    }
+  });
+});
