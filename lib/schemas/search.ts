@@ -94,7 +94,8 @@ const common = {
   sortOrder: z.enum(SORT_ORDERS).nullish().describe("asc or desc. Default asc. Ties are broken by ID in the same direction."),
 };
 
-function fromNotAfterTo(body: { file_date_from?: string | null; file_date_to?: string | null }, ctx: z.RefinementCtx) {
+/** file_date_from must not be after file_date_to (shared by every request that has the range). */
+export function fromNotAfterTo(body: { file_date_from?: string | null; file_date_to?: string | null }, ctx: z.RefinementCtx) {
   if (body.file_date_from && body.file_date_to && body.file_date_from > body.file_date_to) {
     ctx.addIssue({ code: "custom", path: ["file_date_from"], message: "must not be after file_date_to" });
   }
@@ -151,7 +152,8 @@ export function fieldPath(path: readonly PropertyKey[]): string {
   return path.reduce<string>((acc, key) => (typeof key === "number" ? `${acc}[${key}]` : acc ? `${acc}.${String(key)}` : String(key)), "");
 }
 
-function toFieldErrors(error: z.ZodError): FieldError[] {
+/** Zod's issues as the API's field errors (CONTRACT 4): unknown fields by their own name, the body as "". */
+export function toFieldErrors(error: z.ZodError): FieldError[] {
   const out: FieldError[] = [];
   for (const issue of error.issues) {
     if (issue.code === "unrecognized_keys") {
