@@ -5,6 +5,7 @@ import { pipeline } from "node:stream/promises";
 import { type Kysely, sql } from "kysely";
 import type { Db } from "@/lib/data/db";
 import { addFileToRecordCounts } from "@/lib/data/record-counts";
+import { addFileToRecordSums } from "@/lib/data/record-sums";
 import { type Database, RECORD_TABLES } from "@/lib/data/schema";
 import { FIELDS_BY_KIND } from "@/lib/domain/fields";
 import { FILE_NAME_RULE, type FileName, parseFileName } from "./file-name";
@@ -178,7 +179,8 @@ async function loadFile(db: Db, trx: Kysely<Database>, file: string, target: Tar
     throw new Rejected(1);
   }
   const maxRow = await trx.selectFrom(table).select((eb) => eb.fn.max("id").as("max")).executeTakeFirst();
-  let nextId = Number(maxRow?.max ?? 0) + 1;
+  const firstId = Number(maxRow?.max ?? 0) + 1;
+  let nextId = firstId;
 
   let problems = 0;
   const report = (p: Problem) => {
@@ -223,5 +225,6 @@ async function loadFile(db: Db, trx: Kysely<Database>, file: string, target: Tar
   await writer.flush();
   await trx.updateTable("imported_files").set({ record_count: count }).where("id", "=", fileId).execute();
   await addFileToRecordCounts(trx, db.dialect, target.kind, target.fileDate, perShop);
+  await addFileToRecordSums(trx, db.dialect, target.kind, firstId, nextId - 1);
   return count;
 }
