@@ -27,6 +27,7 @@ function describeType(schema: Schema): string {
     const nullable = schema.anyOf.some((s) => s.type === "null");
     return parts.join(" or ") + (nullable ? " or null" : "");
   }
+  if (schema.$ref) return schema.$ref.replace("#/components/schemas/", "");
   if (schema.enum) return `one of ${schema.enum.map((v) => JSON.stringify(v)).join(", ")}`;
   if ("const" in schema) return JSON.stringify((schema as { const: unknown }).const);
   const bits: string[] = [];
@@ -101,9 +102,21 @@ export default function ApiDocsPage() {
     components: { schemas: Record<string, Schema> };
   };
   const schemas = doc.components.schemas;
-  const endpoints = [
-    { path: "/api/chargeback", request: "ChargebackSearch", record: "Chargeback" },
-    { path: "/api/pre_arbitration", request: "PreArbitrationSearch", record: "PreArbitration" },
+  const summaryParts = (group: string, amount: string): [string, Schema][] => [
+    ["Each group of groups", schemas[group]],
+    ["key of a group: one member per dimension of group_by", schemas[group].properties?.key ?? {}],
+    [`Each ${amount} of amounts`, schemas[amount]],
+  ];
+  const endpoints: { path: string; request: string; extension?: boolean; parts: [string, Schema][] }[] = [
+    { path: "/api/chargeback", request: "ChargebackSearch", parts: [["Each record of content", schemas.Chargeback]] },
+    { path: "/api/pre_arbitration", request: "PreArbitrationSearch", parts: [["Each record of content", schemas.PreArbitration]] },
+    { path: "/api/chargeback/summary", request: "ChargebackSummaryRequest", extension: true, parts: summaryParts("ChargebackSummaryGroup", "ChargebackSummaryAmount") },
+    {
+      path: "/api/pre_arbitration/summary",
+      request: "PreArbitrationSummaryRequest",
+      extension: true,
+      parts: summaryParts("PreArbitrationSummaryGroup", "PreArbitrationSummaryAmount"),
+    },
   ];
   return (
     <main className="mx-auto max-w-5xl space-y-10 px-4 py-8">
@@ -125,19 +138,24 @@ export default function ApiDocsPage() {
         <pre className="overflow-x-auto rounded bg-slate-900 p-4 text-xs text-slate-100"><code>{NODE}</code></pre>
       </section>
 
-      {endpoints.map(({ path, request, record }) => {
+      {endpoints.map(({ path, request, extension, parts }) => {
         const op = doc.paths[path].post;
         return (
           <section key={path} aria-labelledby={`ep-${request}`} className="space-y-4">
             <h2 id={`ep-${request}`} className="text-xl font-semibold">
               <span className="mr-2 rounded bg-emerald-700 px-2 py-0.5 font-mono text-sm text-white">POST</span>
               <span className="font-mono">{path}</span>
+              {extension ? <span className="ml-2 rounded border border-slate-400 px-2 py-0.5 text-xs font-normal text-slate-700">Extension</span> : null}
             </h2>
             <p className="text-sm">{op.summary}. {op.description}</p>
             <h3 className="font-semibold">Request body</h3>
             <FieldTable schema={schemas[request]} caption={`${path} request fields`} />
-            <h3 className="font-semibold">Each record of content</h3>
-            <FieldTable schema={schemas[record]} caption={`${path} record fields`} />
+            {parts.map(([heading, schema]) => (
+              <div key={heading} className="space-y-2">
+                <h3 className="font-semibold">{heading}</h3>
+                <FieldTable schema={schema} caption={`${path}: ${heading}`} />
+              </div>
+            ))}
           </section>
         );
       })}

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { chargebackPageSchema, preArbitrationPageSchema, problemSchema } from "@/lib/schemas/records";
 import { chargebackSearchSchema, LIMITS, preArbitrationSearchSchema } from "@/lib/schemas/search";
 import { worklistPageSchema, worklistRequestSchema } from "@/lib/schemas/worklist";
+import { chargebackSummaryResponseSchema, chargebackSummarySchema, MAX_GROUPS, preArbitrationSummaryResponseSchema, preArbitrationSummarySchema } from "@/lib/schemas/summary";
 import { MAX_BODY_BYTES } from "./read-body";
 
 /**
@@ -76,6 +77,46 @@ const RULES = [
   "Checks run in this order and the first failure answers: method (405), content type (415), body size (413), authentication (401), rate limit (429), validity (400), scope (403).",
 ].join("\n\n");
 
+// ---- Extensions of the seed API: the summaries (CONTRACT 9) --------------------------------
+
+const EXTENSIONS_TAG = {
+  name: "Extensions",
+  description: "Endpoints this service adds to the seed API of the acquirer's specification (SPEC.md); the seed endpoints are unchanged.",
+};
+
+function summaryOperation(kind: string, request: JsonObject, response: JsonObject) {
+  const op = operation(
+    `Summarise ${kind}`,
+    `Extension of the seed API. Counts and exact sums per currency of the ${kind} that the search with the same filters returns (no paging or sorting), ` +
+      "grouped by 0 to 2 dimensions, so that nobody adds up pages. Amounts of different currencies are never added together. " +
+      "Authentication, scope, errors and the order of checks are those of the searches.",
+    request,
+    response,
+  ).post;
+  return {
+    post: {
+      ...op,
+      tags: [EXTENSIONS_TAG.name],
+      responses: {
+        ...op.responses,
+        "200": { description: "The groups of the selection and its totalElements", content: { "application/json": { schema: response } } },
+        "400": problem(`As for the searches, or group_by names an unknown or repeated dimension or more than two (field group_by or group_by[i]), or the selection gives more than ${MAX_GROUPS} groups (field group_by)`),
+      },
+    },
+  };
+}
+
+function summaryPaths(schemas: JsonObject) {
+  return {
+    "/api/chargeback/summary": summaryOperation("chargebacks", collect(chargebackSummarySchema, "input", schemas), collect(chargebackSummaryResponseSchema, "output", schemas)),
+    "/api/pre_arbitration/summary": summaryOperation(
+      "pre-arbitration cases",
+      collect(preArbitrationSummarySchema, "input", schemas),
+      collect(preArbitrationSummaryResponseSchema, "output", schemas),
+    ),
+  };
+}
+
 /** CONTRACT 10, an extension of the seed API (SPEC.md describes the two searches only). */
 function worklistPath(schemas: JsonObject): JsonObject {
   const op = operation(
@@ -87,7 +128,7 @@ function worklistPath(schemas: JsonObject): JsonObject {
     collect(worklistRequestSchema, "input", schemas),
     collect(worklistPageSchema, "output", schemas),
   );
-  return { "/api/worklist": { post: { ...op.post, tags: ["Extensions"] } } };
+  return { "/api/worklist": { post: { ...op.post, tags: [EXTENSIONS_TAG.name] } } };
 }
 
 let cached: JsonObject | undefined;
@@ -113,8 +154,10 @@ export function openApiDocument(): JsonObject {
     paths: {
       "/api/chargeback": operation("Search chargebacks", "Returns a page of chargeback records (SPEC 2.2).", cbRequest, cbPage),
       "/api/pre_arbitration": operation("Search pre-arbitration cases", "Returns a page of pre-arbitration records (SPEC 2.3).", paRequest, paPage),
+      ...summaryPaths(schemas),
       ...worklistPath(schemas),
     },
+    tags: [EXTENSIONS_TAG],
     components: {
       schemas,
       securitySchemes: {

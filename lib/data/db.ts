@@ -114,7 +114,7 @@ export async function analyze(db: Db): Promise<void> {
     await sql`analyze main`.execute(db.db);
   } else {
     // VACUUM also marks the new pages all-visible, which index-only scans need (queries.ts).
-    await sql`vacuum (analyze) chargebacks, pre_arbitrations, record_counts, disputes, dispute_counts`.execute(db.db);
+    await sql`vacuum (analyze) chargebacks, pre_arbitrations, record_counts, record_sums, disputes, dispute_counts`.execute(db.db);
   }
 }
 

@@ -1,6 +1,7 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
 import { CHARGEBACK_FIELDS, PRE_ARBITRATION_FIELDS, type FieldDef } from "@/lib/domain/fields";
 import { rebuildDisputes } from "./disputes";
+import { sumsInsert } from "./record-sums";
 import { type Database, RECORD_TABLES } from "./schema";
 
 export type Dialect = "sqlite" | "postgres";
@@ -219,6 +220,23 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           await sql`create table if not exists state.login_throttle (key text primary key, attempts integer not null, window_start integer not null)`.execute(db);
           await sql`create table if not exists state.rate_buckets (credential text primary key, tokens real not null, updated_ms integer not null, taken integer not null)`.execute(db);
         }
+      },
+    },
+    "007_record_sums": {
+      // Totals per currency of the summaries (CONTRACT 9) without reading records: per kind,
+      // dimension, day and month, shop and all shops at once (see record-sums.ts). The period
+      // comes before the shop in the key, so a file's sums are written in a few places rather than
+      // one per shop. PostgreSQL keeps the sums in the key's index too (index-only reads).
+      async up(db) {
+        const include = pg ? sql` include (n, reversals, amount, reversal_amount)` : sql``;
+        await sql`create table record_sums (
+          kind ${text} not null, dim ${text} not null, grain ${text} not null, shop_code ${text} not null,
+          period ${text} not null, value ${text} not null, ccy ${text} not null,
+          n ${bigint} not null, reversals ${bigint} not null, amount ${bigint} not null, reversal_amount ${bigint} not null,
+          constraint pk_record_sums primary key (kind, dim, grain, period, shop_code, value, ccy)${include}
+        )${pg ? sql`` : sql` without rowid`}`.execute(db);
+        for (const kind of Object.keys(RECORD_TABLES) as (keyof typeof RECORD_TABLES)[]) await sumsInsert(dialect, kind).execute(db);
+        await sql`analyze ${sql.raw(pg ? "record_sums" : "main.record_sums")}`.execute(db);
       },
     },
     "008_disputes": {

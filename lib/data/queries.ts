@@ -25,7 +25,7 @@ type Table = Database[RecordTable];
 type Query = SelectQueryBuilder<Database, RecordTable, object>;
 
 /** Shops a request may read: the requested ones (already checked against scope) or the whole scope. */
-function visibleShops(selection: Selection, access: readonly string[]): string[] {
+export function visibleShops(selection: Selection, access: readonly string[]): string[] {
   return selection.shop_codes?.length ? selection.shop_codes : [...access];
 }
 
@@ -37,11 +37,12 @@ function visibleShops(selection: Selection, access: readonly string[]): string[]
  * selective value filters (reference numbers, merchant) decide, with scope and dates as tests.
  * "walkEvery": a walk whose scope the counts say holds every record of the kind.
  */
-type AccessPath = "walk" | "walkEvery" | "seek" | "planner";
+export type AccessPath = "walk" | "walkEvery" | "seek" | "planner";
 
 const walks = (path: AccessPath) => path === "walk" || path === "walkEvery";
 
-function filtered(kind: RecordKind, selection: Selection, shops: readonly string[], path: AccessPath, dialect: Dialect) {
+/** The WHERE of a selection inside `shops` (also the summaries' fallback over the records, lib/data/summary.ts). */
+export function filtered(kind: RecordKind, selection: Selection, shops: readonly string[], path: AccessPath, dialect: Dialect) {
   const column = SORT_KEY_COLUMNS[selection.sortKey];
   // Only SQLite takes the hint; PostgreSQL's planner weighs the bound values itself.
   const hint = dialect === "sqlite" && path !== "seek";

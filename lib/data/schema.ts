@@ -175,10 +175,29 @@ export interface DisputeCountTable {
   n: Int;
 }
 
+/** Per kind, dimension, grain, shop ("" for all) and period: counts and exact sums per currency (migration 007, record-sums.ts). */
+export interface RecordSumTable {
+  kind: "chargeback" | "pre_arbitration";
+  /** "" or a value dimension of CONTRACT 9 */
+  dim: string;
+  grain: "day" | "month";
+  shop_code: string;
+  /** YYYY-MM-DD by day, YYYY-MM by month */
+  period: string;
+  value: string;
+  ccy: string;
+  n: Int;
+  reversals: Int;
+  /** minor units */
+  amount: Int;
+  reversal_amount: Int;
+}
+
 export interface Database {
   disputes: DisputeTable;
   dispute_counts: DisputeCountTable;
   record_counts: RecordCountTable;
+  record_sums: RecordSumTable;
   record_shops: RecordShopTable;
   chargebacks: ChargebackTable;
   pre_arbitrations: PreArbitrationTable;

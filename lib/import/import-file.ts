@@ -6,6 +6,7 @@ import { type Kysely, sql } from "kysely";
 import type { Db } from "@/lib/data/db";
 import { refreshDisputes } from "@/lib/data/disputes";
 import { addFileToRecordCounts } from "@/lib/data/record-counts";
+import { addFileToRecordSums } from "@/lib/data/record-sums";
 import { type Database, RECORD_TABLES } from "@/lib/data/schema";
 import { FIELDS_BY_KIND } from "@/lib/domain/fields";
 import { FILE_NAME_RULE, type FileName, parseFileName } from "./file-name";
@@ -225,6 +226,7 @@ async function loadFile(db: Db, trx: Kysely<Database>, file: string, target: Tar
   await writer.flush();
   await trx.updateTable("imported_files").set({ record_count: count }).where("id", "=", fileId).execute();
   await addFileToRecordCounts(trx, db.dialect, target.kind, target.fileDate, perShop);
+  await addFileToRecordSums(trx, db.dialect, target.kind, firstId, nextId - 1);
   await refreshDisputes(trx, db.dialect, target.kind, firstId, nextId - 1);
   return count;
 }

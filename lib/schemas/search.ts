@@ -97,7 +97,8 @@ const common = {
 /** Field rules that other requests share with the searches (CONTRACT 1.1), declared once here. */
 export const SHARED_FIELD_RULES = { date, shop_codes: common.shop_codes, page: common.page, per_page: common.per_page } as const;
 
-function fromNotAfterTo(body: { file_date_from?: string | null; file_date_to?: string | null }, ctx: z.RefinementCtx) {
+/** file_date_from must not be after file_date_to (shared by every request that has the range). */
+export function fromNotAfterTo(body: { file_date_from?: string | null; file_date_to?: string | null }, ctx: z.RefinementCtx) {
   if (body.file_date_from && body.file_date_to && body.file_date_from > body.file_date_to) {
     ctx.addIssue({ code: "custom", path: ["file_date_from"], message: "must not be after file_date_to" });
   }
@@ -154,7 +155,7 @@ export function fieldPath(path: readonly PropertyKey[]): string {
   return path.reduce<string>((acc, key) => (typeof key === "number" ? `${acc}[${key}]` : acc ? `${acc}.${String(key)}` : String(key)), "");
 }
 
-/** A zod error as the field errors of a 400 answer (CONTRACT 4). */
+/** Zod's issues as the API's field errors (CONTRACT 4): unknown fields by their own name, the body as "". */
 export function toFieldErrors(error: z.ZodError): FieldError[] {
   const out: FieldError[] = [];
   for (const issue of error.issues) {

@@ -23,6 +23,8 @@ export interface PostOptions {
   headers?: Record<string, string>;
   rawBody?: string;
   method?: string;
+  /** after /api/<kind>, e.g. "/summary" */
+  path?: string;
 }
 
 export function newNonce(): string {
@@ -60,7 +62,7 @@ export async function setupApiEnv(backend: Backend, extraEnv: Record<string, str
   const server = await startServer(env);
   const post = (kind: Kind, body: unknown, opts: PostOptions = {}) => {
     const cred = CREDENTIALS[opts.credential ?? "wide"];
-    return fetch(`${server.url}/api/${kind}`, {
+    return fetch(`${server.url}/api/${kind}${opts.path ?? ""}`, {
       method: opts.method ?? "POST",
       headers: {
         "Content-Type": "application/json",

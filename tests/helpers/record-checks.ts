@@ -4,12 +4,12 @@ import type { Db } from "@/lib/data/db";
 
 /**
  * Checks of the invariants every committed import keeps, against a fresh count of the records:
- * the summaries (record_counts with its running totals, record_shops, the disputes) and dense ids.
+ * the summaries (record_counts with its running totals, record_shops, record_sums, the disputes) and dense ids.
  */
 
 type Count = { kind: string; shop_code: string; file_date: string; n: number | string | bigint };
 
-/** record_counts (n and the running total cum) and record_shops must equal a fresh group-by over both record tables. */
+/** record_counts (n and the running total cum), record_shops and record_sums must equal a fresh count of both record tables. */
 export async function expectRecordCountsInStep(db: Db): Promise<void> {
   const summary = await db.db.selectFrom("record_counts").select(["kind", "shop_code", "file_date", "n"]).execute();
   const grouped = await sql<Count>`
@@ -36,6 +36,7 @@ export async function expectRecordCountsInStep(db: Db): Promise<void> {
   const shops = await db.db.selectFrom("record_shops").select(["kind", "shop_code", "n"]).execute();
   expect(shops.map((r) => `${r.kind}|${r.shop_code}|${Number(r.n)}`).sort()).toEqual([...perShop].map(([shop, n]) => `${shop}|${n}`).sort());
   await expectDisputesInStep(db);
+  await expectRecordSumsInStep(db);
 }
 
 type Item = {
@@ -84,6 +85,43 @@ export async function expectDisputesInStep(db: Db): Promise<void> {
   expect(stored.map((d) => `${d.shop_code}|${d.acq_ref_nr}|${d.kind}|${Number(d.record_id)}|${Number(d.needs_answer)}|${d.stage}|${d.scheme}|${Number(d.base_day)}`).sort()).toEqual(expected.sort());
   const storedCounts = await db.db.selectFrom("dispute_counts").selectAll().where("n", "<>", 0).execute();
   expect(storedCounts.map((c) => `${c.stage}|${c.scheme}|${Number(c.base_day)}|${Number(c.n)}`).sort()).toEqual([...counts].map(([key, n]) => `${key}|${n}`).sort());
+}
+
+/** The value dimensions of CONTRACT 9, written out here rather than taken from lib/. */
+const SUM_DIMENSIONS = {
+  chargeback: { table: "chargebacks", ccy: "chb_ccy", amount: "chb_amount", dims: ["merchant_id", "card_type", "reason_code", "function_code"] },
+  pre_arbitration: { table: "pre_arbitrations", ccy: "ccy", amount: "amount", dims: ["merchant_id", "case_stage"] },
+} as const;
+
+/**
+ * record_sums must equal the records added up here, in BigInt: per kind, dimension ("" and each
+ * value dimension), grain (day, month), shop (each, and "" for all) and currency.
+ */
+export async function expectRecordSumsInStep(db: Db): Promise<void> {
+  const expected = new Map<string, bigint[]>();
+  for (const [kind, t] of Object.entries(SUM_DIMENSIONS)) {
+    const columns = sql.join([...new Set(["shop_code", "file_date", "rev_indicator", t.ccy, t.amount, ...t.dims])].filter((c) => kind === "chargeback" || c !== "rev_indicator").map((c) => sql.ref(c)));
+    const { rows } = await sql<Record<string, string | number | null>>`select ${columns} from ${sql.table(t.table)}`.execute(db.db);
+    for (const row of rows) {
+      const reversal = row.rev_indicator === "R";
+      const amount = BigInt(row[t.amount] as number);
+      const add = [1n, reversal ? 1n : 0n, reversal ? 0n : amount, reversal ? amount : 0n];
+      const day = String(row.file_date);
+      for (const [dim, value] of [["", ""], ...t.dims.map((d) => [d, String(row[d])])]) {
+        for (const [grain, period] of [["day", day], ["month", day.slice(0, 7)]]) {
+          for (const shop of [String(row.shop_code), ""]) {
+            const key = [kind, dim, grain, shop, period, value, row[t.ccy]].join("|");
+            const sums = expected.get(key) ?? [0n, 0n, 0n, 0n];
+            expected.set(key, sums.map((s, i) => s + add[i]));
+          }
+        }
+      }
+    }
+  }
+  const { rows: stored } = await sql<Record<string, string | number>>`select kind, dim, grain, shop_code, period, value, ccy,
+    cast(n as text) as n, cast(reversals as text) as reversals, cast(amount as text) as amount, cast(reversal_amount as text) as reversal_amount from record_sums`.execute(db.db);
+  const storedLines = stored.map((r) => [r.kind, r.dim, r.grain, r.shop_code, r.period, r.value, r.ccy, r.n, r.reversals, r.amount, r.reversal_amount].join("|")).sort();
+  expect(storedLines).toEqual([...expected].map(([key, sums]) => [key, ...sums].join("|")).sort());
 }
 
 /** Ids are 1..N in both record tables: the largest id is the number of records. */

@@ -1,0 +1,227 @@
+import "server-only";
+import { type RawBuilder, type SelectQueryBuilder, sql } from "kysely";
+import type { RecordKind } from "@/lib/domain/fields";
+import { formatMinor } from "@/lib/domain/money";
+import { type DimensionName, dimensionOf, MAX_GROUPS, type SummaryRequest } from "@/lib/schemas/summary";
+import { getDb } from "./db";
+import type { Dialect } from "./migrations";
+import { filtered, type Selection, visibleShops } from "./queries";
+import type { Row } from "./read";
+import { coversEveryShop, shopSet } from "./record-counts";
+import { MONEY, recordMoney } from "./record-sums";
+import { type Database, RECORD_TABLES, type RecordTable } from "./schema";
+
+/**
+ * The summaries of CONTRACT 9: counts and exact sums per currency of a selection, grouped by up
+ * to two dimensions, inside the caller's scope, aggregated by the database (GROUP BY). A request
+ * that filters only by scope and file dates, and groups by at most one value dimension besides
+ * the file date and the shop, is answered from record_sums (record-sums.ts); any other from the
+ * records, with the search's own filter (queries.ts), so both count the same records.
+ */
+
+export type SummaryResult = { ok: true; json: string; totalElements: number } | { ok: false; reason: "too many groups" };
+
+/** Filters record_sums can answer. */
+const SUMS_FILTERS = new Set(["shop_codes", "file_date_from", "file_date_to", "group_by"]);
+
+const TIME_COLUMNS = new Set(["file_date", "shop_code"]);
+
+/** One part of a file-date range: whole months read by month, or days read by day; bounds inclusive. */
+interface Piece {
+  grain: "day" | "month";
+  from?: string;
+  to?: string;
+}
+
+interface SumsPlan {
+  /** "" or the value dimension grouped by */
+  dim: string;
+  /** the rows of shop "" (every shop) when the scope covers every shop with records */
+  mayUseAllShops: boolean;
+  pieces: Piece[];
+}
+
+function sumsPlan(kind: RecordKind, request: SummaryRequest): SumsPlan | undefined {
+  if (!Object.keys(request).every((key) => SUMS_FILTERS.has(key))) return undefined;
+  const values = request.group_by.filter((name) => !TIME_COLUMNS.has(dimensionOf(kind, name).column));
+  if (values.length > 1) return undefined;
+  const { file_date_from: from, file_date_to: to } = request;
+  const byDay = request.group_by.includes("file_date");
+  return {
+    dim: values[0] ?? "",
+    mayUseAllShops: !request.group_by.includes("shop_code"),
+    pieces: byDay ? [{ grain: "day", from, to }] : monthsAndDays(from, to),
+  };
+}
+
+const pad = (n: number, width: number) => String(n).padStart(width, "0");
+
+/** The last day of a month "YYYY-MM" as "YYYY-MM-DD". */
+function lastDay(month: string): string {
+  const [y, m] = month.split("-").map(Number);
+  const date = new Date(0);
+  date.setUTCFullYear(y, m, 0);
+  return `${month}-${pad(date.getUTCDate(), 2)}`;
+}
+
+/** The month after (+1) or before (-1) "YYYY-MM"; undefined outside the years 0001 to 9999. */
+function shiftMonth(month: string, by: 1 | -1): string | undefined {
+  const [y, m] = month.split("-").map(Number);
+  const index = y * 12 + (m - 1) + by;
+  const year = Math.floor(index / 12);
+  return year < 1 || year > 9999 ? undefined : `${pad(year, 4)}-${pad((index % 12) + 1, 2)}`;
+}
+
+/** [from, to] as its whole months plus the days at either end (each bound optional). */
+export function monthsAndDays(from?: string, to?: string): Piece[] {
+  const firstMonth = from === undefined ? undefined : from.endsWith("-01") ? from.slice(0, 7) : shiftMonth(from.slice(0, 7), 1);
+  const lastMonth = to === undefined ? undefined : to === lastDay(to.slice(0, 7)) ? to.slice(0, 7) : shiftMonth(to.slice(0, 7), -1);
+  const noWholeMonth = (from !== undefined && firstMonth === undefined) || (to !== undefined && lastMonth === undefined) || (firstMonth !== undefined && lastMonth !== undefined && firstMonth > lastMonth);
+  if (noWholeMonth) return [{ grain: "day", from, to }];
+  const pieces: Piece[] = [{ grain: "month", from: firstMonth, to: lastMonth }];
+  if (from !== undefined && !from.endsWith("-01")) pieces.push({ grain: "day", from, to: lastDay(from.slice(0, 7)) });
+  if (to !== undefined && to !== lastDay(to.slice(0, 7))) pieces.push({ grain: "day", from: `${to.slice(0, 7)}-01`, to });
+  return pieces;
+}
+
+const integerType = (dialect: Dialect) => sql.raw(dialect === "postgres" ? "bigint" : "integer");
+
+/** The rows (keys k0, k1; ccy, n, reversals, amount, reversal_amount) of record_sums that make up the selection. */
+function sumsRows(dialect: Dialect, kind: RecordKind, request: SummaryRequest, plan: SumsPlan, shops: readonly string[]): RawBuilder<unknown> {
+  const keys = request.group_by.map((name, i) => {
+    const dim = dimensionOf(kind, name);
+    const expr =
+      dim.key === "month"
+        ? sql`substr(period, 1, 7)`
+        : dim.key === "date"
+          ? sql`period`
+          : dim.column === "shop_code"
+            ? sql`shop_code`
+            : dim.key === "integer"
+              ? sql`cast(value as ${integerType(dialect)})`
+              : sql`value`;
+    return sql`${expr} as ${sql.id(`k${i}`)}`;
+  });
+  // Every shop at once when the scope holds every shop with records, decided inside the
+  // statement, so the choice and the rows read the same snapshot.
+  const set = shopSet(dialect, shops);
+  const covers = coversEveryShop(dialect, kind, shops);
+  const codes = plan.mayUseAllShops
+    ? sql`select '' as code where ${covers} union all select code from ${set} as s where not ${covers}`
+    : sql`select code from ${set} as s`;
+  const parts = plan.pieces.map(
+    (piece) => sql`select ${sql.join([...keys, sql`ccy, n, reversals, amount, reversal_amount`])} from record_sums
+      where kind = ${kind} and dim = ${plan.dim} and grain = ${piece.grain}
+      and period ${oneOfRows(dialect, periods(dialect, kind, plan.dim, piece))} and shop_code ${oneOfRows(dialect, codes)}`,
+  );
+  return sql.join(parts, sql` union all `);
+}
+
+/**
+ * "in (rows)": each value is a look-up of the key (kind, dim, grain, period, shop_code), which
+ * holds a period's shops together (so an import writes its file's sums in one place).
+ */
+const oneOfRows = (dialect: Dialect, rows: RawBuilder<unknown>) => (dialect === "postgres" ? sql`= any(array(${rows}))` : sql`in (${rows})`);
+
+/**
+ * Every period of a piece, as rows of `p`: the months or days from its first to its last bound,
+ * an open bound being the first or last period record_sums holds for the dimension.
+ */
+function periods(dialect: Dialect, kind: RecordKind, dim: string, piece: Piece): RawBuilder<unknown> {
+  const edge = (fn: "min" | "max") => sql`(select ${sql.raw(fn)}(period) from record_sums where kind = ${kind} and dim = ${dim} and grain = ${piece.grain})`;
+  const lo = piece.from === undefined ? edge("min") : sql`cast(${piece.from} as text)`;
+  const hi = piece.to === undefined ? edge("max") : sql`cast(${piece.to} as text)`;
+  if (dialect === "postgres") {
+    const [suffix, step, format] = piece.grain === "month" ? [sql`|| '-01'`, "1 month", "YYYY-MM"] : [sql``, "1 day", "YYYY-MM-DD"];
+    return sql`select to_char(d, ${format}) from generate_series(cast(${lo} ${suffix} as date), cast(${hi} ${suffix} as date), cast(${step} as interval)) as d`;
+  }
+  const next = piece.grain === "month" ? sql`strftime('%Y-%m', p || '-01', '+1 month')` : sql`date(p, '+1 day')`;
+  return sql`with recursive ps(p) as (select ${lo} where ${lo} <= ${hi} union all select ${next} from ps where p < ${hi}) select p from ps`;
+}
+
+type Query = SelectQueryBuilder<Database, RecordTable, object>;
+
+/** The selection's records as rows of the same shape, filtered exactly as the search filters them. */
+function recordRows(dialect: Dialect, kind: RecordKind, request: SummaryRequest, shops: readonly string[]) {
+  const { group_by, ...filters } = request;
+  const selection: Selection = { ...filters, sortKey: "ID", sortOrder: "asc" };
+  // Scope and dates alone: the planner may use the shop and date indexes (no hint against them).
+  const path = Object.keys(filters).every((key) => SUMS_FILTERS.has(key)) ? "seek" : "planner";
+  const money = recordMoney(kind);
+  const keys = group_by.map((name, i) => {
+    const dim = dimensionOf(kind, name);
+    const expr = dim.key === "month" ? sql`substr(file_date, 1, 7)` : sql.ref(dim.column);
+    return sql`${expr}`.as(`k${i}`);
+  });
+  return (db: Query) =>
+    db
+      .where(filtered(kind, selection, shops, path, dialect) as never)
+      .select([
+        ...keys,
+        sql.ref(MONEY[kind].ccy).as("ccy"),
+        sql`1`.as("n"),
+        money.reversals.as("reversals"),
+        money.amount.as("amount"),
+        money.reversalAmount.as("reversal_amount"),
+      ]);
+}
+
+/**
+ * The groups in order, at most MAX_GROUPS + 1 of them (one more than allowed tells that there are
+ * too many), one row per group and currency, the sums as exact integer text.
+ */
+function grouped(rows: RawBuilder<unknown> | Query, keyCount: number): RawBuilder<Row> {
+  const keys = Array.from({ length: keyCount }, (_, i) => sql.id(`k${i}`));
+  const sums = sql`sum(n) as n, sum(reversals) as reversals, cast(sum(amount) as text) as amount, cast(sum(reversal_amount) as text) as reversal_amount`;
+  if (keyCount === 0) return sql<Row>`select ccy, ${sums} from (${rows}) as s group by ccy order by ccy`;
+  const byKey = sql.join(keys);
+  return sql<Row>`select * from (
+      select ${byKey}, ccy, ${sums}, dense_rank() over (order by ${byKey}) as grp from (${rows}) as s group by ${byKey}, ccy
+    ) as g where grp <= ${MAX_GROUPS + 1} order by ${byKey}, ccy`;
+}
+
+export async function summarize(kind: RecordKind, request: SummaryRequest, access: readonly string[]): Promise<SummaryResult> {
+  const { db, dialect, read } = await getDb();
+  const shops = visibleShops({ ...request, sortKey: "ID", sortOrder: "asc" }, access);
+  const plan = sumsPlan(kind, request);
+  const rows = plan
+    ? sumsRows(dialect, kind, request, plan, shops)
+    : recordRows(dialect, kind, request, shops)(db.selectFrom(RECORD_TABLES[kind]) as unknown as Query);
+  const query = grouped(rows, request.group_by.length).compile(db);
+  const [result] = await read([{ sql: query.sql, parameters: query.parameters }]);
+  return writeSummary(kind, request.group_by, result as Row[]);
+}
+
+const integerText = (value: unknown) => (typeof value === "number" && Number.isSafeInteger(value) ? String(value) : BigInt(value as string).toString());
+
+/** The response body, written by hand: JSON.stringify cannot write 1234.50 as a number with two decimals. */
+function writeSummary(kind: RecordKind, groupBy: readonly DimensionName[], rows: readonly Row[]): SummaryResult {
+  if (rows.some((row) => Number(row.grp) > MAX_GROUPS)) return { ok: false, reason: "too many groups" };
+  const dims = groupBy.map((name, i) => ({ prefix: `${i ? "," : ""}${JSON.stringify(name)}:`, integer: dimensionOf(kind, name).key === "integer", column: `k${i}` }));
+  const amountOf =
+    kind === "chargeback"
+      ? (row: Row) => `{"currency":${JSON.stringify(row.ccy)},"chb_amount":${formatMinor(row.amount as string)},"reversal_amount":${formatMinor(row.reversal_amount as string)}}`
+      : (row: Row) => `{"currency":${JSON.stringify(row.ccy)},"amount":${formatMinor(row.amount as string)}}`;
+  const counts = (count: number, reversals: number) => (kind === "chargeback" ? `"count":${count},"reversals":${reversals}` : `"count":${count}`);
+  const groups: string[] = [];
+  let total = 0;
+  for (let i = 0; i < rows.length; ) {
+    // One group: the rows (one per currency, in currency order) with the same key values.
+    const first = rows[i];
+    let count = 0;
+    let reversals = 0;
+    const amounts: string[] = [];
+    do {
+      count += Number(rows[i].n);
+      reversals += Number(rows[i].reversals);
+      amounts.push(amountOf(rows[i]));
+      i++;
+    } while (i < rows.length && dims.every((d) => rows[i][d.column] === first[d.column]));
+    const key = dims.map((d) => d.prefix + (d.integer ? integerText(first[d.column]) : JSON.stringify(String(first[d.column])))).join("");
+    groups.push(`{"key":{${key}},${counts(count, reversals)},"amounts":[${amounts.join(",")}]}`);
+    total += count;
+  }
+  // Without group_by there is one group even when nothing matches; with it, only groups with records.
+  if (groupBy.length === 0 && groups.length === 0) groups.push(`{"key":{},${counts(0, 0)},"amounts":[]}`);
+  return { ok: true, json: `{"groups":[${groups.join(",")}],"totalElements":${total}}`, totalElements: total };
+}
