@@ -65,7 +65,7 @@ export function OverviewView({ shops }: { shops: string[] }) {
     { kind: "chargeback", body: { ...filter(current), group_by: ["month", "card_type"] } },
     { kind: "chargeback", body: { ...filter(current), group_by: ["card_type", "reason_code"] } },
     { kind: "chargeback", body: { ...filter(current), group_by: ["function_code"] } },
-    { kind: "chargeback", body: { ...filter(current), group_by: ["doc_indicator"] } },
+    { kind: "chargeback", body: { ...filter(current), group_by: ["documents"] } },
     { kind: "chargeback", body: { ...filter(current), group_by: ["shop_code"] } },
     { kind: "chargeback", body: { ...filter(current), group_by: ["merchant_id"] } },
   ] as const;
@@ -270,7 +270,7 @@ function StageMix({ functions, cases }: { functions?: Summary<ChargebackGroup>; 
 function Documents({ summary }: { summary?: Summary<ChargebackGroup> }) {
   const title = "Issuer documents";
   if (!summary) return <Loading id="documents" title={title} />;
-  const withDocs = summary.groups.filter((g) => String(g.key.doc_indicator) === "1").reduce((n, g) => n + g.count - g.reversals, 0);
+  const withDocs = summary.groups.filter((g) => g.key.documents === "yes").reduce((n, g) => n + g.count - g.reversals, 0);
   const total = summary.groups.reduce((n, g) => n + g.count - g.reversals, 0);
   const data = [
     { name: "With documents", count: withDocs },

@@ -2,8 +2,7 @@
 
 import { keepPreviousData, useQueries, useQuery } from "@tanstack/react-query";
 import { useTable } from "@tanstack/react-table";
-import { useQueryStates } from "nuqs";
-import { createSerializer } from "nuqs";
+import { createSerializer, useQueryStates } from "nuqs";
 import { useMemo, useRef } from "react";
 import { DataTable, type DataTableHandle, type DataTableStatus } from "@/components/data-table/data-table";
 import { dataTableFeatures } from "@/components/data-table/features";
@@ -127,7 +126,11 @@ export function WorklistView({ shops }: { shops: string[] }) {
         <p className="text-sm text-slate-800">
           {due ? `${DUE_GROUPS.find((g) => g.key === due)!.label}: ` : "All open disputes, "}nearest answer-by date first. Days left count in your time zone (today is {today}).
         </p>
-        <ExportLink href={`/api/export/worklist${exportQuery(values as never)}`} total={data ? data.totalElements : undefined} />
+        {/* The export holds the list on screen: a chosen due group narrows its answer-by range. */}
+        <ExportLink
+          href={`/api/export/worklist${exportQuery({ shops: view.shops, kinds: view.kinds, from: (body.answer_by_from as string) ?? null, to: (body.answer_by_to as string) ?? null })}`}
+          total={data ? data.totalElements : undefined}
+        />
       </div>
       <p role="status" className="sr-only">
         {status === "loading" ? "Loading the worklist…" : status === "ready" ? `${rows.length} disputes shown of ${data?.totalElements ?? 0}.` : ""}

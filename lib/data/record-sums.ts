@@ -60,7 +60,7 @@ export function sumsInsert(dialect: Dialect, kind: RecordKind, ids?: { first: nu
   const range = ids ? sql`where id between ${ids.first} and ${ids.last}` : sql``;
   const dims: [string, RawBuilder<unknown>][] = [
     ["", bytewise(dialect, sql`''`)],
-    ...valueDimensions(kind).map(([name, d]): [string, RawBuilder<unknown>] => [name, bytewise(dialect, sql`cast(${sql.ref(d.column)} as text)`)]),
+    ...valueDimensions(kind).map(([name, d]): [string, RawBuilder<unknown>] => [name, bytewise(dialect, sql`cast(${d.expression ? sql.raw(d.expression) : sql.ref(d.column)} as text)`)]),
   ];
   const perDim = dims.map(
     ([name, value]) => sql`select ${sql.lit(name)} as dim, file_date, shop_code, ${value} as value, ${ccy} as ccy,

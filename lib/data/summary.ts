@@ -150,7 +150,7 @@ function recordRows(dialect: Dialect, kind: RecordKind, request: SummaryRequest,
   const money = recordMoney(kind);
   const keys = group_by.map((name, i) => {
     const dim = dimensionOf(kind, name);
-    const expr = dim.key === "month" ? sql`substr(file_date, 1, 7)` : sql.ref(dim.column);
+    const expr = dim.key === "month" ? sql`substr(file_date, 1, 7)` : dim.expression ? sql.raw(dim.expression) : sql.ref(dim.column);
     return sql`${expr}`.as(`k${i}`);
   });
   return (db: Query) =>

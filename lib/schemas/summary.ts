@@ -17,6 +17,8 @@ export interface Dimension {
   column: string;
   key: DimensionKey;
   description: string;
+  /** the key as a SQL expression over the record's columns, when it is not the column itself */
+  expression?: string;
 }
 
 const common = {
@@ -32,6 +34,13 @@ export const SUMMARY_DIMENSIONS = {
     card_type: { column: "card_type", key: "string", description: "Scheme (MC or VISA)" },
     reason_code: { column: "reason_code", key: "integer", description: "Reason code" },
     function_code: { column: "function_code", key: "integer", description: "Function code" },
+    // An extension of CONTRACT 9, for the overview's share of chargebacks with issuer documents.
+    documents: {
+      column: "doc_indicator",
+      key: "string",
+      description: 'Extension: "yes" when the issuer sent supporting documents (doc_indicator 1), else "no"',
+      expression: "case when doc_indicator = '1' then 'yes' else 'no' end",
+    },
   },
   pre_arbitration: {
     ...common,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { RecordKind } from "@/lib/domain/fields";
+import { RECORD_KINDS, type RecordKind } from "@/lib/domain/fields";
 import { chargebackRecordSchema, preArbitrationRecordSchema } from "./records";
 import { type FieldError, LIMITS, SHARED_FIELD_RULES, toFieldErrors } from "./search";
 
@@ -9,7 +9,8 @@ import { type FieldError, LIMITS, SHARED_FIELD_RULES, toFieldErrors } from "./se
  * the searches' rules (CONTRACT 1.1) and are taken from there.
  */
 
-export const WORKLIST_KINDS = ["chargeback", "pre_arbitration"] as const satisfies readonly RecordKind[];
+/** Both record kinds, chargebacks first (the worklist's order within a day). */
+export const WORKLIST_KINDS = RECORD_KINDS;
 
 export const worklistRequestSchema = z
   .strictObject({

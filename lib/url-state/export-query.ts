@@ -1,6 +1,6 @@
 import type { RecordKind } from "@/lib/domain/fields";
 import { type FieldError, parseSearchRequest, type SearchRequest } from "@/lib/schemas/search";
-import { FILTERS, selectionParsers, toSearchBody } from "./dispute-view";
+import { FILTERS, type FilterDef, selectionParsers, toSearchBody } from "./dispute-view";
 
 export type ExportQueryResult = { ok: true; request: SearchRequest } | { ok: false; errors: FieldError[] };
 
@@ -10,7 +10,19 @@ export type ExportQueryResult = { ok: true; request: SearchRequest } | { ok: fal
  * export that silently widens its selection would leak more than the user asked for.
  */
 export function parseExportQuery(kind: RecordKind, params: URLSearchParams): ExportQueryResult {
-  const parsers = selectionParsers(kind) as Record<string, { parse: (v: string) => unknown }>;
+  const strict = parseStrictQuery(selectionParsers(kind) as Record<string, QueryParser>, params);
+  if (!strict.ok) return strict;
+  const result = parseSearchRequest(kind, toSearchBody(kind, strict.view, false));
+  return result.ok ? result : { ok: false, errors: renameFields(result.errors, FILTERS[kind]) };
+}
+
+type QueryParser = { parse: (v: string) => unknown };
+
+/**
+ * Every parameter parsed by its URL parser; an unknown or repeated parameter, or a value the page
+ * would drop, is an error (the worklist's export shares this).
+ */
+export function parseStrictQuery(parsers: Record<string, QueryParser>, params: URLSearchParams): { ok: true; view: Record<string, unknown> } | { ok: false; errors: FieldError[] } {
   const errors: FieldError[] = [];
   const view: Record<string, unknown> = {};
   const seen = new Set<string>();
@@ -30,13 +42,11 @@ export function parseExportQuery(kind: RecordKind, params: URLSearchParams): Exp
     if (parsed === null) errors.push({ field: key, message: "is not a valid value" });
     else view[key] = parsed;
   }
-  if (errors.length) return { ok: false, errors };
-  const body = toSearchBody(kind, view, false);
-  const result = parseSearchRequest(kind, body);
-  if (!result.ok) {
-    // Name the URL parameter the user can see, not the API field.
-    const byField = new Map<string, string>(FILTERS[kind].map((d) => [d.field, d.key]));
-    return { ok: false, errors: result.errors.map((e) => ({ ...e, field: byField.get(e.field.replace(/\[\d+\]$/, "")) ?? e.field })) };
-  }
-  return { ok: true, request: result.request };
+  return errors.length ? { ok: false, errors } : { ok: true, view };
+}
+
+/** Field errors named by the URL parameter the user can see, not the API field. */
+export function renameFields(errors: FieldError[], defs: readonly FilterDef[]): FieldError[] {
+  const byField = new Map<string, string>(defs.map((d) => [d.field, d.key]));
+  return errors.map((e) => ({ ...e, field: byField.get(e.field.replace(/\[\d+\]$/, "")) ?? e.field }));
 }

@@ -31,7 +31,7 @@ import { type ApiEnv, type PostOptions, setupApiEnv, signedHeaders } from "./har
  */
 
 const DIMENSIONS: Record<Kind, string[]> = {
-  chargeback: ["month", "file_date", "shop_code", "merchant_id", "card_type", "reason_code", "function_code"],
+  chargeback: ["month", "file_date", "shop_code", "merchant_id", "card_type", "reason_code", "function_code", "documents"],
   pre_arbitration: ["month", "file_date", "shop_code", "merchant_id", "case_stage"],
 };
 
@@ -41,6 +41,8 @@ type SummaryRequest = Omit<ModelRequest, "page" | "per_page" | "sortKey" | "sort
 
 function keyValue(rec: ModelRecord, dim: string): string | number {
   if (dim === "month") return (rec.file_date as string).slice(0, 7);
+  // The extension dimension: whether the issuer sent documents (doc_indicator 1).
+  if (dim === "documents") return String(rec.doc_indicator) === "1" ? "yes" : "no";
   if (dim === "shop_code") return rec.__shop;
   return rec[dim] as string | number;
 }

@@ -87,9 +87,9 @@ export async function expectDisputesInStep(db: Db): Promise<void> {
   expect(storedCounts.map((c) => `${c.stage}|${c.scheme}|${Number(c.base_day)}|${Number(c.n)}`).sort()).toEqual([...counts].map(([key, n]) => `${key}|${n}`).sort());
 }
 
-/** The value dimensions of CONTRACT 9, written out here rather than taken from lib/. */
+/** The value dimensions of CONTRACT 9 (and the documents extension), written out here rather than taken from lib/. */
 const SUM_DIMENSIONS = {
-  chargeback: { table: "chargebacks", ccy: "chb_ccy", amount: "chb_amount", dims: ["merchant_id", "card_type", "reason_code", "function_code"] },
+  chargeback: { table: "chargebacks", ccy: "chb_ccy", amount: "chb_amount", dims: ["merchant_id", "card_type", "reason_code", "function_code", "documents"] },
   pre_arbitration: { table: "pre_arbitrations", ccy: "ccy", amount: "amount", dims: ["merchant_id", "case_stage"] },
 } as const;
 
@@ -100,14 +100,19 @@ const SUM_DIMENSIONS = {
 export async function expectRecordSumsInStep(db: Db): Promise<void> {
   const expected = new Map<string, bigint[]>();
   for (const [kind, t] of Object.entries(SUM_DIMENSIONS)) {
-    const columns = sql.join([...new Set(["shop_code", "file_date", "rev_indicator", t.ccy, t.amount, ...t.dims])].filter((c) => kind === "chargeback" || c !== "rev_indicator").map((c) => sql.ref(c)));
+    const columns = sql.join(
+      [...new Set(["shop_code", "file_date", "rev_indicator", "doc_indicator", t.ccy, t.amount, ...t.dims.filter((d) => d !== "documents")])]
+        .filter((c) => kind === "chargeback" || (c !== "rev_indicator" && c !== "doc_indicator"))
+        .map((c) => sql.ref(c)),
+    );
     const { rows } = await sql<Record<string, string | number | null>>`select ${columns} from ${sql.table(t.table)}`.execute(db.db);
     for (const row of rows) {
       const reversal = row.rev_indicator === "R";
       const amount = BigInt(row[t.amount] as number);
       const add = [1n, reversal ? 1n : 0n, reversal ? 0n : amount, reversal ? amount : 0n];
       const day = String(row.file_date);
-      for (const [dim, value] of [["", ""], ...t.dims.map((d) => [d, String(row[d])])]) {
+      const valueOf = (d: string) => (d === "documents" ? (String(row.doc_indicator) === "1" ? "yes" : "no") : String(row[d]));
+      for (const [dim, value] of [["", ""], ...t.dims.map((d) => [d, valueOf(d)])]) {
         for (const [grain, period] of [["day", day], ["month", day.slice(0, 7)]]) {
           for (const shop of [String(row.shop_code), ""]) {
             const key = [kind, dim, grain, shop, period, value, row[t.ccy]].join("|");

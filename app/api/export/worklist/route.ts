@@ -1,0 +1,70 @@
+import { csvResponse, exportSession, guardedText } from "@/lib/api/csv-export";
+import { ApiError } from "@/lib/api/problem";
+import { errorResponse } from "@/lib/api/search-handler";
+import { worklistPage } from "@/lib/data/worklist";
+import { deadlineConfigFromEnv } from "@/lib/domain/deadlines";
+import { formatMinor } from "@/lib/domain/money";
+import { parseWorklistRequest, type WorklistRequest } from "@/lib/schemas/worklist";
+import { parseStrictQuery, renameFields } from "@/lib/url-state/export-query";
+import { toWorklistBody, WORKLIST_FILTERS, worklistParsers } from "@/lib/url-state/worklist";
+
+/**
+ * GET /api/export/worklist?<the worklist's filters: shops, kinds, from, to (answer-by dates)>
+ *
+ * The whole worklist of a view as CSV, in its order (answer-by date, chargebacks first, then
+ * import order), one row per dispute with its current item. Signed-in users only, inside their
+ * access list, like the grids' exports.
+ */
+
+export const dynamic = "force-dynamic";
+
+const BATCH = 1000;
+const HEADER = ["answer_by", "kind", "shop_code", "acq_ref_nr", "merchant_id", "merchant_name", "card", "stage", "function_code", "reason_code", "base_date", "amount", "currency", "payment_id", "payment_order_nr"];
+const { shops, kinds, from, to } = worklistParsers;
+
+function line(item: { kind: string; answerBy: string; record: Record<string, unknown> }): string[] {
+  const r = item.record;
+  const text = (v: unknown) => (v === null || v === undefined ? "" : guardedText(String(v)));
+  const chargeback = item.kind === "chargeback";
+  return [
+    item.answerBy,
+    item.kind,
+    text(r.shop_code),
+    text(r.acq_ref_nr),
+    text(r.merchant_id),
+    text(r.merchant_name),
+    text(r.card),
+    chargeback ? (r.rev_indicator === "R" ? "reversal" : "chargeback") : text(r.case_stage),
+    chargeback ? String(r.function_code ?? "") : "",
+    chargeback ? String(r.reason_code ?? "") : "",
+    String((chargeback ? r.chb_proc_date : r.case_date) ?? ""),
+    formatMinor((chargeback ? r.chb_amount : r.amount) as number),
+    text(chargeback ? r.chb_ccy : r.ccy),
+    text(r.payment_id),
+    text(r.payment_order_nr),
+  ];
+}
+
+async function* pages(request: WorklistRequest, access: readonly string[]): AsyncGenerator<string[][]> {
+  const config = deadlineConfigFromEnv();
+  for (let page = 0; ; page++) {
+    const result = await worklistPage({ ...request, page, per_page: BATCH }, access, config);
+    if (result.items.length) yield result.items.map(line);
+    if (page + 1 >= result.totalPages) return;
+  }
+}
+
+export async function GET(request: Request): Promise<Response> {
+  try {
+    const session = await exportSession(request);
+    const strict = parseStrictQuery({ shops, kinds, from, to }, new URL(request.url).searchParams);
+    if (!strict.ok) throw new ApiError(400, "the export parameters are not valid", { errors: strict.errors });
+    const parsed = parseWorklistRequest(toWorklistBody(strict.view, "", { due: null, paging: false }));
+    if (!parsed.ok) throw new ApiError(400, "the export parameters are not valid", { errors: renameFields(parsed.errors, WORKLIST_FILTERS) });
+    const outside = (parsed.request.shop_codes ?? []).filter((code) => !session.access.includes(code));
+    if (outside.length) throw new ApiError(403, `shops outside your access list: ${outside.join(", ")}`);
+    return await csvResponse("worklist", HEADER, pages(parsed.request, session.access));
+  } catch (err) {
+    return errorResponse(err);
+  }
+}
