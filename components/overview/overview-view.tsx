@@ -178,7 +178,7 @@ function MonthlyByScheme({ months, summary }: { months: string[]; summary?: Summ
       summary={rows.length ? `Over ${rows.length} months; the most in ${peak.month} (${nf.format(peak.MC + peak.VISA)}: Mastercard ${nf.format(peak.MC)}, Visa ${nf.format(peak.VISA)}).` : "No months in this period."}
       chart={
         <ResponsiveContainer width="100%" height="100%">
-          <BarChart data={rows} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+          <BarChart accessibilityLayer={false} data={rows} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
             <CartesianGrid strokeDasharray="3 3" vertical={false} />
             <XAxis dataKey="month" fontSize={12} />
             <YAxis allowDecimals={false} fontSize={12} width={48} />
@@ -214,7 +214,7 @@ function Reasons({ summary }: { summary?: Summary<ChargebackGroup> }) {
       summary={total ? `By category: ${categories.map((c) => `${c.category} ${pct.format(c.count / total)}`).join(", ")}. Top reason: ${top[0].code} ${top[0].title}.` : "No chargebacks in this period."}
       chart={
         <ResponsiveContainer width="100%" height="100%">
-          <BarChart data={categories} layout="vertical" margin={{ top: 8, right: 16, bottom: 0, left: 16 }}>
+          <BarChart accessibilityLayer={false} data={categories} layout="vertical" margin={{ top: 8, right: 16, bottom: 0, left: 16 }}>
             <CartesianGrid strokeDasharray="3 3" horizontal={false} />
             <XAxis type="number" allowDecimals={false} fontSize={12} />
             <YAxis type="category" dataKey="category" width={120} fontSize={12} />
@@ -232,8 +232,8 @@ function Reasons({ summary }: { summary?: Summary<ChargebackGroup> }) {
 function Donut({ data, colors }: { data: { name: string; count: number }[]; colors: readonly string[] }) {
   return (
     <ResponsiveContainer width="100%" height="100%">
-      <PieChart>
-        <Pie data={data} dataKey="count" nameKey="name" innerRadius="45%" outerRadius="80%" isAnimationActive={false}>
+      <PieChart accessibilityLayer={false}>
+        <Pie data={data} dataKey="count" nameKey="name" innerRadius="45%" outerRadius="80%" isAnimationActive={false} rootTabIndex={-1}>
           {data.map((d, i) => (
             <Cell key={d.name} fill={colors[i % colors.length]} />
           ))}
@@ -301,7 +301,7 @@ function TopList({ title, id, summary, dimension, link }: { title: string; id: s
       summary={top.length ? `${top[0].value} has the most (${nf.format(top[0].count)}). Each name opens the chargeback grid filtered to it.` : "No chargebacks in this period."}
       chart={
         <ResponsiveContainer width="100%" height="100%">
-          <BarChart data={top} layout="vertical" margin={{ top: 8, right: 16, bottom: 0, left: 16 }}>
+          <BarChart accessibilityLayer={false} data={top} layout="vertical" margin={{ top: 8, right: 16, bottom: 0, left: 16 }}>
             <CartesianGrid strokeDasharray="3 3" horizontal={false} />
             <XAxis type="number" allowDecimals={false} fontSize={12} />
             <YAxis type="category" dataKey="value" width={130} fontSize={11} />
@@ -354,7 +354,7 @@ function ExcessiveChargebacks({ months, filter }: { months: string[]; filter: Re
       summary={`${flagged.length ? `${flagged.length} of ${rows.length} months had a merchant at or over ${ECP_FLOORS.excessive} Mastercard chargebacks.` : `No merchant reached ${ECP_FLOORS.excessive} Mastercard chargebacks in a month.`} The floors are ${ECP_FLOORS.excessive} and ${ECP_FLOORS.highExcessive} a month. Counts only: the program's ratio also needs the merchant's sales counts, which acquirer files do not carry.`}
       chart={
         <ResponsiveContainer width="100%" height="100%">
-          <BarChart data={rows.map((r) => ({ month: r.month, most: r.top?.count ?? 0 }))} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+          <BarChart accessibilityLayer={false} data={rows.map((r) => ({ month: r.month, most: r.top?.count ?? 0 }))} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
             <CartesianGrid strokeDasharray="3 3" vertical={false} />
             <XAxis dataKey="month" fontSize={12} />
             <YAxis allowDecimals={false} fontSize={12} width={48} domain={[0, (max: number) => Math.max(max, ECP_FLOORS.excessive + 10)]} />
