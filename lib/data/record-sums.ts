@@ -6,7 +6,7 @@ import { type Database, RECORD_TABLES } from "./schema";
 
 /**
  * Totals per currency without reading records (migration 007). `record_sums` holds, per kind,
- * dimension, grain, shop and period, the records (`n`), the reversals and the exact sums in
+ * dimension, grain, period and shop, the records (`n`), the reversals and the exact sums in
  * minor units of each currency (`amount`: non-reversals, `reversal_amount`: reversals; a
  * pre-arbitration case is never a reversal):
  *
@@ -14,6 +14,10 @@ import { type Database, RECORD_TABLES } from "./schema";
  *   and the shop (a "value dimension"); `value` is then the record's value of it, as text.
  * - `grain` "day" (`period` = file date) or "month" (`period` = "YYYY-MM"): a file-date range is
  *   its whole months read by month plus the days at either end read by day.
+ * - Month rows exist for the closed months only: those before the kind's open month, the month of
+ *   its latest file date. The open month is read by day. So a daily file writes its day rows and
+ *   nothing else; the first file of a new month closes the open one by adding up its day rows
+ *   once, and a late file of a closed month adds to that month too.
  * - `shop_code` "" holds every shop at once (no shop code is empty): a request whose scope covers
  *   every shop with records of the kind reads those rows, 1/shops of the rest.
  *
@@ -48,16 +52,26 @@ export function recordMoney(kind: RecordKind): { reversals: RawBuilder<number>; 
 export const bytewise = (dialect: Dialect, expr: RawBuilder<unknown>): RawBuilder<string> =>
   dialect === "postgres" ? sql<string>`${expr} collate "C"` : (expr as RawBuilder<string>);
 
+const MONTH = sql`substr(file_date, 1, 7)`;
+const SUMS = sql`sum(n) as n, sum(reversals) as reversals, sum(amount) as amount, sum(reversal_amount) as reversal_amount`;
+const ALL = sql`n, reversals, amount, reversal_amount`;
+
+/** Adds to the sums already stored under the same key (a second file of the same date). */
+const ADD = sql`on conflict (kind, dim, grain, period, shop_code, value, ccy) do update set
+  n = record_sums.n + excluded.n, reversals = record_sums.reversals + excluded.reversals,
+  amount = record_sums.amount + excluded.amount, reversal_amount = record_sums.reversal_amount + excluded.reversal_amount`;
+
 /**
  * The statement that adds records to record_sums: the records with ids in [first, last] (one
  * imported file, so one file date), or every record of the kind (the migration). Each record
- * counts once per dimension ("" too), by day and by month, for its shop and for shop "".
+ * counts once per dimension ("" too) by day, for its shop and for shop "". Month rows: for one
+ * file when `closedMonth` (its month is closed); for every record, the months before the last.
  */
-export function sumsInsert(dialect: Dialect, kind: RecordKind, ids?: { first: number; last: number }): RawBuilder<unknown> {
+export function sumsInsert(dialect: Dialect, kind: RecordKind, file?: { first: number; last: number; closedMonth: boolean }): RawBuilder<unknown> {
   const table = sql.table(RECORD_TABLES[kind]);
   const money = recordMoney(kind);
   const ccy = sql.ref(MONEY[kind].ccy);
-  const range = ids ? sql`where id between ${ids.first} and ${ids.last}` : sql``;
+  const range = file ? sql`where id between ${file.first} and ${file.last}` : sql``;
   const dims: [string, RawBuilder<unknown>][] = [
     ["", bytewise(dialect, sql`''`)],
     ...valueDimensions(kind).map(([name, d]): [string, RawBuilder<unknown>] => [name, bytewise(dialect, sql`cast(${d.expression ? sql.raw(d.expression) : sql.ref(d.column)} as text)`)]),
@@ -68,32 +82,53 @@ export function sumsInsert(dialect: Dialect, kind: RecordKind, ids?: { first: nu
       from ${table} ${range} group by file_date, shop_code, ${value}, ${ccy}`,
   );
   const k = sql.lit(kind);
-  const month = sql`substr(file_date, 1, 7)`;
-  const sums = sql`sum(n), sum(reversals), sum(amount), sum(reversal_amount)`;
-  const all = sql`n, reversals, amount, reversal_amount`;
-  // One file has one file date: its months are its days, without grouping again.
-  const months = ids
-    ? sql`select ${k}, dim, 'month', shop_code, ${month}, value, ccy, ${all} from g
-      union all select ${k}, dim, 'month', '', ${month}, value, ccy, ${all} from a`
-    : sql`select ${k}, dim, 'month', shop_code, ${month}, value, ccy, ${sums} from g group by dim, shop_code, ${month}, value, ccy
-      union all select ${k}, dim, 'month', '', ${month}, value, ccy, ${sums} from a group by dim, ${month}, value, ccy`;
+  // One file has one file date: its month rows are its day rows, without grouping again.
+  const months = !file
+    ? sql`union all select ${k}, dim, 'month', ${MONTH}, shop_code, value, ccy, ${SUMS} from g
+        where ${MONTH} < (select substr(max(file_date), 1, 7) from ${table}) group by dim, shop_code, ${MONTH}, value, ccy
+      union all select ${k}, dim, 'month', ${MONTH}, '', value, ccy, ${SUMS} from a
+        where ${MONTH} < (select substr(max(file_date), 1, 7) from ${table}) group by dim, ${MONTH}, value, ccy`
+    : file.closedMonth
+      ? sql`union all select ${k}, dim, 'month', ${MONTH}, shop_code, value, ccy, ${ALL} from g
+        union all select ${k}, dim, 'month', ${MONTH}, '', value, ccy, ${ALL} from a`
+      : sql``;
   // "where true" lets SQLite read the ON CONFLICT clause of an INSERT ... SELECT.
   return sql`with g as materialized (${sql.join(perDim, sql` union all `)}),
-      a as materialized (select dim, file_date, value, ccy, sum(n) as n, sum(reversals) as reversals, sum(amount) as amount, sum(reversal_amount) as reversal_amount
-        from g group by dim, file_date, value, ccy)
-    insert into record_sums (kind, dim, grain, shop_code, period, value, ccy, n, reversals, amount, reversal_amount)
+      a as materialized (select dim, file_date, value, ccy, ${SUMS} from g group by dim, file_date, value, ccy)
+    insert into record_sums (kind, dim, grain, period, shop_code, value, ccy, n, reversals, amount, reversal_amount)
     select * from (
-      select ${k} as kind, dim, 'day' as grain, shop_code, file_date as period, value, ccy, ${all} from g
-      union all select ${k}, dim, 'day', '', file_date, value, ccy, ${all} from a
-      union all ${months}
+      select ${k} as kind, dim, 'day' as grain, file_date as period, shop_code, value, ccy, ${ALL} from g
+      union all select ${k}, dim, 'day', file_date, '', value, ccy, ${ALL} from a
+      ${months}
     ) as s where true
-    on conflict (kind, dim, grain, period, shop_code, value, ccy) do update set
-      n = record_sums.n + excluded.n, reversals = record_sums.reversals + excluded.reversals,
-      amount = record_sums.amount + excluded.amount, reversal_amount = record_sums.reversal_amount + excluded.reversal_amount`;
+    ${ADD}`;
 }
 
-/** Adds one imported file's records (ids first..last) to record_sums; call it inside the import's transaction. */
-export async function addFileToRecordSums(trx: Kysely<Database>, dialect: Dialect, kind: RecordKind, first: number, last: number): Promise<void> {
+/** The dimensions stored for a kind, "" first: every day with records has rows of each. */
+export const storedDimensions = (kind: RecordKind) => ["", ...valueDimensions(kind).map(([name]) => name)];
+
+/** The kind's open month ("YYYY-MM", the month of its latest file date), or null without records. */
+export async function openMonth(trx: Kysely<Database>, kind: RecordKind): Promise<string | null> {
+  const { rows } = await sql<{ day: string | null }>`select max(period) as day from record_sums where kind = ${kind} and dim = '' and grain = 'day'`.execute(trx);
+  return rows[0]?.day?.slice(0, 7) ?? null;
+}
+
+/** Closes a month: its month rows, added up from its day rows (there are none yet). */
+function closeMonth(kind: RecordKind, month: string): RawBuilder<unknown> {
+  return sql`insert into record_sums (kind, dim, grain, period, shop_code, value, ccy, n, reversals, amount, reversal_amount)
+    select kind, dim, 'month', cast(${month} as text), shop_code, value, ccy, ${SUMS} from record_sums
+    where kind = ${kind} and dim in (${sql.join(storedDimensions(kind))}) and grain = 'day' and period >= ${`${month}-01`} and period <= ${`${month}-31`}
+    group by kind, dim, shop_code, value, ccy`;
+}
+
+/**
+ * Adds one imported file's records (ids first..last, all of `fileDate`) to record_sums; call it
+ * inside the import's transaction. The first file of a later month closes the open month.
+ */
+export async function addFileToRecordSums(trx: Kysely<Database>, dialect: Dialect, kind: RecordKind, fileDate: string, first: number, last: number): Promise<void> {
   if (last < first) return;
-  await sumsInsert(dialect, kind, { first, last }).execute(trx);
+  const open = await openMonth(trx, kind);
+  const month = fileDate.slice(0, 7);
+  if (open !== null && month > open) await closeMonth(kind, open).execute(trx);
+  await sumsInsert(dialect, kind, { first, last, closedMonth: open !== null && month < open }).execute(trx);
 }

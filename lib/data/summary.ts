@@ -109,11 +109,22 @@ function sumsRows(dialect: Dialect, kind: RecordKind, request: SummaryRequest, p
   const codes = plan.mayUseAllShops
     ? sql`select '' as code where ${covers} union all select code from ${set} as s where not ${covers}`
     : sql`select code from ${set} as s`;
-  const parts = plan.pieces.map(
-    (piece) => sql`select ${sql.join([...keys, sql`ccy, n, reversals, amount, reversal_amount`])} from record_sums
-      where kind = ${kind} and dim = ${plan.dim} and grain = ${piece.grain}
-      and period ${oneOfRows(dialect, periods(dialect, kind, plan.dim, piece))} and shop_code ${oneOfRows(dialect, codes)}`,
-  );
+  const select = (grain: Piece["grain"], periodsOf: RawBuilder<unknown>, also = sql``) =>
+    sql`select ${sql.join([...keys, sql`ccy, n, reversals, amount, reversal_amount`])} from record_sums
+      where kind = ${kind} and dim = ${plan.dim} and grain = ${grain}
+      and period ${oneOfRows(dialect, periodsOf)} and shop_code ${oneOfRows(dialect, codes)} ${also}`;
+  const stored = (fn: "min" | "max", grain: Piece["grain"]) =>
+    sql`(select ${sql.raw(fn)}(period) from record_sums where kind = ${kind} and dim = ${plan.dim} and grain = ${grain})`;
+  const bound = (value: string | undefined, fallback: RawBuilder<unknown>) => (value === undefined ? fallback : sql`cast(${value} as text)`);
+  const parts = plan.pieces.flatMap((piece) => {
+    if (piece.grain === "day") return [select("day", periods(dialect, "day", bound(piece.from, stored("min", "day")), bound(piece.to, stored("max", "day"))))];
+    // Whole months: the closed ones by month, the open one (that of the latest day) by day.
+    const latest = stored("max", "day");
+    const months = periods(dialect, "month", bound(piece.from, stored("min", "month")), bound(piece.to, stored("max", "month")));
+    const openDays = periods(dialect, "day", sql`substr(${latest}, 1, 7) || '-01'`, latest);
+    const inRange = sql`${piece.from === undefined ? sql`` : sql`and substr(period, 1, 7) >= ${piece.from}`} ${piece.to === undefined ? sql`` : sql`and substr(period, 1, 7) <= ${piece.to}`}`;
+    return [select("month", months), select("day", openDays, inRange)];
+  });
   return sql.join(parts, sql` union all `);
 }
 
@@ -123,19 +134,13 @@ function sumsRows(dialect: Dialect, kind: RecordKind, request: SummaryRequest, p
  */
 const oneOfRows = (dialect: Dialect, rows: RawBuilder<unknown>) => (dialect === "postgres" ? sql`= any(array(${rows}))` : sql`in (${rows})`);
 
-/**
- * Every period of a piece, as rows of `p`: the months or days from its first to its last bound,
- * an open bound being the first or last period record_sums holds for the dimension.
- */
-function periods(dialect: Dialect, kind: RecordKind, dim: string, piece: Piece): RawBuilder<unknown> {
-  const edge = (fn: "min" | "max") => sql`(select ${sql.raw(fn)}(period) from record_sums where kind = ${kind} and dim = ${dim} and grain = ${piece.grain})`;
-  const lo = piece.from === undefined ? edge("min") : sql`cast(${piece.from} as text)`;
-  const hi = piece.to === undefined ? edge("max") : sql`cast(${piece.to} as text)`;
+/** Every month or day from `lo` to `hi` (text; nothing when either is null or lo > hi), as rows of one column. */
+function periods(dialect: Dialect, grain: Piece["grain"], lo: RawBuilder<unknown>, hi: RawBuilder<unknown>): RawBuilder<unknown> {
   if (dialect === "postgres") {
-    const [suffix, step, format] = piece.grain === "month" ? [sql`|| '-01'`, "1 month", "YYYY-MM"] : [sql``, "1 day", "YYYY-MM-DD"];
+    const [suffix, step, format] = grain === "month" ? [sql`|| '-01'`, "1 month", "YYYY-MM"] : [sql``, "1 day", "YYYY-MM-DD"];
     return sql`select to_char(d, ${format}) from generate_series(cast(${lo} ${suffix} as date), cast(${hi} ${suffix} as date), cast(${step} as interval)) as d`;
   }
-  const next = piece.grain === "month" ? sql`strftime('%Y-%m', p || '-01', '+1 month')` : sql`date(p, '+1 day')`;
+  const next = grain === "month" ? sql`strftime('%Y-%m', p || '-01', '+1 month')` : sql`date(p, '+1 day')`;
   return sql`with recursive ps(p) as (select ${lo} where ${lo} <= ${hi} union all select ${next} from ps where p < ${hi}) select p from ps`;
 }
 

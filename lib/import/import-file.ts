@@ -226,7 +226,7 @@ async function loadFile(db: Db, trx: Kysely<Database>, file: string, target: Tar
   await writer.flush();
   await trx.updateTable("imported_files").set({ record_count: count }).where("id", "=", fileId).execute();
   await addFileToRecordCounts(trx, db.dialect, target.kind, target.fileDate, perShop);
-  await addFileToRecordSums(trx, db.dialect, target.kind, firstId, nextId - 1);
+  await addFileToRecordSums(trx, db.dialect, target.kind, target.fileDate, firstId, nextId - 1);
   await refreshDisputes(trx, db.dialect, target.kind, firstId, nextId - 1);
   return count;
 }

@@ -2,9 +2,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { stringify } from "csv-stringify/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "@/lib/data/db";
 import { importColumns } from "@/lib/domain/fields";
 import { runCli } from "../helpers/cli";
 import { type Backend, backends, dropCreatedDatabases, tempDir } from "../helpers/db";
+import { expectRecordCountsInStep } from "../helpers/record-checks";
 import { startServer, type TestServer } from "../helpers/server";
 import {
   ACQ_REFS,
@@ -20,8 +22,9 @@ import {
   PARENTS,
   prng,
   TRANSACTION_IDS,
+  writeFixture,
 } from "./fixture";
-import { type ApiEnv, type PostOptions, setupApiEnv, signedHeaders } from "./harness";
+import { type ApiEnv, type PostOptions, setupApiEnv, signedHeaders, sign, newNonce } from "./harness";
 
 /**
  * The summaries of CONTRACT 9 against `next start` on each backend: generated requests answered
@@ -350,6 +353,65 @@ describe.each(backends)("summaries (CONTRACT 9) on $name", (backend) => {
     const html = await (await fetch(`${env.server.url}/docs`)).text();
     expect(html).toContain("/api/chargeback/summary");
     expect(html).toContain("/api/pre_arbitration/summary");
+  });
+});
+
+// ---- Files imported out of date order --------------------------------------------------------
+
+/**
+ * The fixture's files in another order: a month is closed (its month rows added up) by the first
+ * file of a later month, and files of closed months arrive late and add to them. The summaries
+ * and record_sums must not notice.
+ */
+describe.each(backends)("summaries after files imported out of date order on $name", (backend: Backend) => {
+  let server: TestServer;
+  let records: Record<Kind, ModelRecord[]>;
+  const ORDER = ["CHB_20260201", "PREARB_29_20260301", "CHB_20260105", "CHB_20260301", "PREARB_31_20260215", "CHB_20260106", "PREARB_29_20260106", "CHB_20260228"];
+
+  beforeAll(async () => {
+    const dir = tempDir("disputes-summary-order-");
+    const fixture = writeFixture(path.join(dir, "files"));
+    records = fixture.records;
+    const files = ORDER.map((name) => fixture.files.find((f) => path.basename(f) === `${name}.csv`)!);
+    expect(files.length).toBe(fixture.files.length);
+    const env = { DATABASE_URL: await backend.create(), APP_KEY_FILE: path.join(dir, "app.key"), RATE_LIMIT_PER_MINUTE: "0" };
+    const imported = await runCli("import.ts", files, env);
+    expect(imported.code, imported.stdout + imported.stderr).toBe(0);
+    for (const cred of Object.values(CREDENTIALS)) {
+      const added = await runCli("admin.ts", ["shop", "add", cred.shop, "--password", cred.password, "--access", cred.access.join(",")], env);
+      expect(added.code, added.stdout + added.stderr).toBe(0);
+    }
+    const db = await openDatabase(env.DATABASE_URL);
+    try {
+      await expectRecordCountsInStep(db);
+    } finally {
+      await db.close();
+    }
+    server = await startServer(env);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await dropCreatedDatabases();
+  });
+
+  it("agrees with the model on 150 random summaries of each kind", async () => {
+    const r = prng(4242);
+    for (const kind of ["chargeback", "pre_arbitration"] as const) {
+      for (let i = 0; i < 150; i++) {
+        const credential = r.pick(["wide", "wide", "narrow", "self"] as const);
+        const req = randomRequest(r, kind, CREDENTIALS[credential].access);
+        const cred = CREDENTIALS[credential];
+        const nonce = newNonce();
+        const res = await fetch(`${server.url}/api/${kind}/summary`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json", "X-Shop-Code": cred.shop, "X-Nonce": nonce, "X-Signature": sign(nonce, cred.password) },
+          body: JSON.stringify(req),
+        });
+        const text = await res.text();
+        expect(res.status, `${JSON.stringify(req)} -> ${text}`).toBe(200);
+        expect(text, JSON.stringify(req)).toBe(modelSummary(kind, records[kind], req, cred.access));
+      }
+    }
   });
 });
 
