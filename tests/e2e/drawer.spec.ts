@@ -129,6 +129,7 @@ test.describe("dispute timeline", () => {
     await expect(entries.nth(2)).toContainText(/current item/);
     await expect(entries.nth(2)).toContainText(/Answer by \d{4}-\d{2}-\d{2}/);
     await expect(timeline.locator("[data-current]")).toHaveCount(1);
+    await page.getByRole("dialog").screenshot({ path: screenshotPath("dispute-timeline.png") });
 
     // Each entry opens its record: the case on the pre-arbitration page.
     await entries.nth(2).getByRole("link").click();
