@@ -1,9 +1,11 @@
 /**
- * npm run bench:browser -- --url http://127.0.0.1:3000 --email a@b.c --password-stdin [--shop CODE] [--runs 20]
+ * npm run bench:browser -- --url http://127.0.0.1:3000 --email a@b.c --password-stdin [--shop CODE] [--runs 20] [--to YYYY-MM-DD]
  *
  * The dashboard in Debian's Chromium against a running `npm start` (a loaded database): the
  * JavaScript /chargebacks loads (gzipped bytes on the wire), how long a file-date filter takes
- * from typing until its total and rows are on screen (p95 over --runs), a 1000-row page until rendered, and a drawer until open.
+ * from typing until its total and rows are on screen (p95 over --runs), a 1000-row page until
+ * rendered, a drawer until open, the worklist page until its rows are on screen, and the
+ * overview (90 days ending --to, default today, a day earlier each run) until every chart is drawn.
  * The password is read from standard input; traffic goes only to --url, which must be loopback.
  */
 import fs from "node:fs";
@@ -16,6 +18,7 @@ interface Options {
   password: string;
   shop?: string;
   runs: number;
+  to: string;
 }
 
 function options(argv: string[]): Options {
@@ -31,7 +34,9 @@ function options(argv: string[]): Options {
   const password = fs.readFileSync(0, "utf8").split(/\r?\n/)[0];
   const runs = Number(value("runs") ?? 20);
   if (!Number.isSafeInteger(runs) || runs < 1 || runs > 500) throw new Error("--runs must be a whole number from 1 to 500");
-  return { url, email, password, shop: value("shop"), runs };
+  const to = value("to") ?? new Date().toISOString().slice(0, 10);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(to)) throw new Error("--to must be a date YYYY-MM-DD");
+  return { url, email, password, shop: value("shop"), runs, to };
 }
 
 const percentile = (values: number[], p: number) => {
@@ -122,6 +127,27 @@ async function main() {
       await page.getByRole("dialog").waitFor({ state: "detached" });
     }
 
+    // The worklist: navigation until its rows are on screen (a later page each run).
+    const worklistMs: number[] = [];
+    for (let i = 0; i < opts.runs; i++) {
+      const t0 = performance.now();
+      await page.goto(`${opts.url}/worklist?page=${i + 1}`);
+      await gridSettled(page);
+      worklistMs.push(performance.now() - t0);
+    }
+
+    // The overview: navigation until the headline and every chart are drawn.
+    const overviewMs: number[] = [];
+    for (let i = 0; i < opts.runs; i++) {
+      const to = new Date(Date.parse(`${opts.to}T00:00:00Z`) - i * 86_400_000).toISOString().slice(0, 10);
+      const from = new Date(Date.parse(`${to}T00:00:00Z`) - 89 * 86_400_000).toISOString().slice(0, 10);
+      const t0 = performance.now();
+      await page.goto(`${opts.url}/overview?from=${from}&to=${to}`);
+      await page.getByTestId("headline-chargebacks").waitFor();
+      for (const id of ["monthly", "reasons", "stages", "documents", "top-shops", "top-merchants", "ecp"]) await page.getByTestId(`chart-${id}`).locator("svg").first().waitFor();
+      overviewMs.push(performance.now() - t0);
+    }
+
     const result = {
       jsGzipKb: Math.round(jsGzipKb),
       scripts: scripts.size,
@@ -131,6 +157,10 @@ async function main() {
       page1000P50Ms: Math.round(percentile(pageMs, 50)),
       drawerP95Ms: Math.round(percentile(drawerMs, 95)),
       drawerP50Ms: Math.round(percentile(drawerMs, 50)),
+      worklistP95Ms: Math.round(percentile(worklistMs, 95)),
+      worklistP50Ms: Math.round(percentile(worklistMs, 50)),
+      overviewP95Ms: Math.round(percentile(overviewMs, 95)),
+      overviewP50Ms: Math.round(percentile(overviewMs, 50)),
     };
     console.log(JSON.stringify(result, null, 2));
   } finally {

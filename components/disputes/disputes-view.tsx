@@ -4,7 +4,7 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { type ColumnDef, type ColumnVisibilityState, useTable } from "@tanstack/react-table";
 import { useQueryStates } from "nuqs";
 import { useMemo, useRef } from "react";
-import { DataTable, type DataTableHandle, type DataTableStatus } from "@/components/data-table/data-table";
+import { DataTable, type DataTableHandle } from "@/components/data-table/data-table";
 import { dataTableFeatures, type DataTableFeatures } from "@/components/data-table/features";
 import { Pagination } from "@/components/data-table/pagination";
 import { useStoredVisibility } from "@/components/data-table/use-stored-visibility";
@@ -12,12 +12,12 @@ import { ViewOptions } from "@/components/data-table/view-options";
 import type { RecordKind } from "@/lib/domain/fields";
 import type { SortKey, SortOrder } from "@/lib/schemas/search";
 import { activeFilters, FILTERS, PAGE_SIZES, selectionQuery, toSearchBody, viewParsers } from "@/lib/url-state/dispute-view";
-import type { RecordKey } from "@/lib/url-state/record-key";
+import { parseRecordKey, type RecordKey } from "@/lib/url-state/record-key";
 import { fetchRecords } from "./api";
 import { chargebackColumns, chargebackDefaultVisibility } from "./chargeback-columns";
 import { ExportLink } from "./export-link";
 import { FilterPanel } from "./filter-panel";
-import { GridStatusPanel } from "./grid-status";
+import { GridStatusPanel, pageStatus } from "./grid-status";
 import { preArbitrationColumns, preArbitrationDefaultVisibility } from "./pre-arbitration-columns";
 import { retryTransient } from "./problem-text";
 import { RecordDrawer } from "./record-drawer";
@@ -81,19 +81,16 @@ export function DisputesView({ kind, shops }: { kind: RecordKind; shops: string[
     kind,
     open: view.open as RecordKey | null,
     rows,
+    describe: (row) => ({ kind, key: row.__key, record: row }),
     pageSettled: query.isFetched && settled,
-    setOpen: (key) => void setView({ open: key }),
+    setOpen: (row) => void setView({ open: row ? parseRecordKey(row.key) : null }),
     tableHandle,
   });
 
   const filters = activeFilters(kind, values);
   const data = query.data;
   const total = data?.totalElements ?? 0;
-  const beyondLast = Boolean(data && settled && data.totalElements > 0 && page > data.totalPages);
-  let status: DataTableStatus;
-  if (query.isError) status = "error";
-  else if (query.isPending || !settled) status = "loading";
-  else status = rows.length ? "ready" : "empty";
+  const { status, beyondLast } = pageStatus({ query, settled, rows: rows.length, page, data });
   const clearFilters = { ...Object.fromEntries(FILTERS[kind].map((d) => [d.key, null])), page: null, open: null };
 
   return (

@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import type { DataTableStatus } from "@/components/data-table/data-table";
 import { EmptyState, ErrorState } from "@/components/data-table/states";
 import type { FilterDef } from "@/lib/url-state/dispute-view";
 import { problemText } from "./problem-text";
@@ -49,4 +50,21 @@ export function GridStatusPanel(props: {
 
 function listPreview(values: string[]): string {
   return values.length <= 5 ? values.join(", ") : `${values.slice(0, 5).join(", ")} and ${values.length - 5} more`;
+}
+
+/**
+ * What a server-paged grid shows for its query: the table's status, and whether the URL's page is
+ * past the last one (a page that shrank after an import, or a hand-edited link).
+ */
+export function pageStatus(opts: {
+  query: { isError: boolean; isPending: boolean };
+  /** false while the previous page stands in for the next one */
+  settled: boolean;
+  rows: number;
+  page: number;
+  data?: { totalElements: number; totalPages: number };
+}): { status: DataTableStatus; beyondLast: boolean } {
+  const { query, settled, rows, page, data } = opts;
+  const status: DataTableStatus = query.isError ? "error" : query.isPending || !settled ? "loading" : rows ? "ready" : "empty";
+  return { status, beyondLast: Boolean(data && settled && data.totalElements > 0 && page > data.totalPages) };
 }

@@ -4,11 +4,11 @@ import { useQuery } from "@tanstack/react-query";
 import { type RefObject, useEffect, useRef } from "react";
 import type { DataTableHandle } from "@/components/data-table/data-table";
 import { CHARGEBACK_FIELDS, PRE_ARBITRATION_FIELDS, type RecordKind } from "@/lib/domain/fields";
-import { parseRecordKey, recordFingerprint, type RecordKey, serializeRecordKey } from "@/lib/url-state/record-key";
+import { recordFingerprint, type RecordKey, serializeRecordKey } from "@/lib/url-state/record-key";
 import { fetchRecords } from "./api";
 import { problemText } from "./problem-text";
 import type { DrawerState } from "./record-drawer";
-import type { DisputeRecord, Keyed } from "./types";
+import type { DisputeRecord } from "./types";
 
 const FIELD_NAMES: Record<RecordKind, string[]> = { chargeback: CHARGEBACK_FIELDS.map((d) => d.name), pre_arbitration: PRE_ARBITRATION_FIELDS.map((d) => d.name) };
 
@@ -25,28 +25,44 @@ export async function fetchRecordByKey(kind: RecordKind, key: RecordKey, signal?
   return page.content.find((r) => recordKeyOf(kind, r) === wanted) ?? null;
 }
 
+/** How a view's rows name their records: the record key and the kind, and the record itself. */
+export interface OpenableRow {
+  kind: RecordKind;
+  key: string;
+  record: DisputeRecord;
+}
+
 /**
  * The record the URL opens in the drawer: from the page on screen when it is there, fetched by its
  * key when it is not (a copied link). Keeps which row opened it, so focus returns there on close.
+ * A grid's rows are all of one kind; the worklist's are of both, so `describe` says each row's.
  */
-export function useOpenRecord<Row extends Keyed<DisputeRecord>>(opts: {
-  kind: RecordKind;
+export function useOpenRecord<Row>(opts: {
+  /** the open record's kind (null: nothing open) */
+  kind: RecordKind | null;
   open: RecordKey | null;
   rows: Row[];
+  describe: (row: Row) => OpenableRow;
   pageSettled: boolean;
-  setOpen: (key: RecordKey | null) => void;
+  /** writes the open record (a row, or null to close) into the URL */
+  setOpen: (row: OpenableRow | null) => void;
   tableHandle: RefObject<DataTableHandle | null>;
 }) {
-  const { kind, open, rows, pageSettled, setOpen, tableHandle } = opts;
+  const { kind, open, rows, describe, pageSettled, setOpen, tableHandle } = opts;
   const lastOpenedIndex = useRef<number | null>(null);
-  const openKey = open ? serializeRecordKey(open) : null;
-  const openIndex = openKey ? rows.findIndex((r) => r.__key === openKey) : -1;
+  const openKey = open && kind ? serializeRecordKey(open) : null;
+  const openIndex = openKey
+    ? rows.findIndex((r) => {
+        const d = describe(r);
+        return d.kind === kind && d.key === openKey;
+      })
+    : -1;
   const onPage = openIndex >= 0;
 
   const recordQuery = useQuery({
     queryKey: ["record", kind, openKey],
-    enabled: Boolean(open) && !onPage && pageSettled,
-    queryFn: ({ signal }) => fetchRecordByKey(kind, open!, signal),
+    enabled: Boolean(openKey) && !onPage && pageSettled,
+    queryFn: ({ signal }) => fetchRecordByKey(kind!, open!, signal),
     retry: false,
   });
 
@@ -56,8 +72,8 @@ export function useOpenRecord<Row extends Keyed<DisputeRecord>>(opts: {
   }, [onPage, openIndex]);
 
   let drawer: DrawerState = { status: "closed" };
-  if (open) {
-    if (onPage) drawer = { status: "ready", record: rows[openIndex] };
+  if (openKey) {
+    if (onPage) drawer = { status: "ready", record: describe(rows[openIndex]).record };
     else if (recordQuery.isError) drawer = { status: "error", message: problemText(recordQuery.error).title, retry: () => void recordQuery.refetch() };
     else if (recordQuery.data) drawer = { status: "ready", record: recordQuery.data };
     else if (recordQuery.data === null) drawer = { status: "missing" };
@@ -66,7 +82,7 @@ export function useOpenRecord<Row extends Keyed<DisputeRecord>>(opts: {
 
   const openRow = (index: number) => {
     lastOpenedIndex.current = index;
-    setOpen(parseRecordKey(rows[index].__key));
+    setOpen(describe(rows[index]));
   };
 
   return {

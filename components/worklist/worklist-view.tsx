@@ -4,21 +4,21 @@ import { keepPreviousData, useQueries, useQuery } from "@tanstack/react-query";
 import { useTable } from "@tanstack/react-table";
 import { createSerializer, useQueryStates } from "nuqs";
 import { useMemo, useRef } from "react";
-import { DataTable, type DataTableHandle, type DataTableStatus } from "@/components/data-table/data-table";
+import { DataTable, type DataTableHandle } from "@/components/data-table/data-table";
 import { dataTableFeatures } from "@/components/data-table/features";
 import { Pagination } from "@/components/data-table/pagination";
 import { postApi } from "@/components/disputes/api";
 import { useDeadlines } from "@/components/disputes/deadline-context";
 import { ExportLink } from "@/components/disputes/export-link";
 import { FilterPanel } from "@/components/disputes/filter-panel";
-import { GridStatusPanel } from "@/components/disputes/grid-status";
-import { problemText, retryTransient } from "@/components/disputes/problem-text";
-import { type DrawerState, RecordDrawer } from "@/components/disputes/record-drawer";
+import { GridStatusPanel, pageStatus } from "@/components/disputes/grid-status";
+import { retryTransient } from "@/components/disputes/problem-text";
+import { RecordDrawer } from "@/components/disputes/record-drawer";
 import type { DisputeRecord, RecordPage } from "@/components/disputes/types";
-import { fetchRecordByKey, recordKeyOf } from "@/components/disputes/use-open-record";
+import { recordKeyOf, useOpenRecord } from "@/components/disputes/use-open-record";
 import type { RecordKind } from "@/lib/domain/fields";
 import { activeFiltersOf } from "@/lib/url-state/dispute-view";
-import { parseRecordKey, serializeRecordKey } from "@/lib/url-state/record-key";
+import { parseRecordKey } from "@/lib/url-state/record-key";
 import { DUE_GROUPS, type DueGroupKey, toWorklistBody, WORKLIST_FILTERS, WORKLIST_PAGE_SIZES, worklistParsers } from "@/lib/url-state/worklist";
 import { worklistColumns, type WorklistRow } from "./worklist-columns";
 
@@ -64,39 +64,21 @@ export function WorklistView({ shops }: { shops: string[] }) {
   );
   const table = useTable({ features: dataTableFeatures, columns: worklistColumns, data: rows, state: {}, manualSorting: true, enableSorting: false });
 
-  // --- the open record (it may be of either kind) -----------------------------------------------
-  const openKind = view.openKind as RecordKind | null;
-  const openKey = view.open && openKind ? `${openKind}:${serializeRecordKey(view.open)}` : null;
-  const openIndex = openKey ? rows.findIndex((r) => r.__key === openKey) : -1;
-  const recordQuery = useQuery({
-    queryKey: ["record", openKind, openKey],
-    enabled: Boolean(openKey) && openIndex < 0 && settled && query.isFetched,
-    queryFn: ({ signal }) => fetchRecordByKey(openKind!, view.open!, signal),
-    retry: false,
+  // The open record may be of either kind: the URL names its kind beside its key.
+  const record = useOpenRecord({
+    kind: view.openKind as RecordKind | null,
+    open: view.open,
+    rows,
+    describe: (row) => ({ kind: row.kind, key: row.__key.slice(row.kind.length + 1), record: row.record as DisputeRecord }),
+    pageSettled: settled && query.isFetched,
+    setOpen: (row) => void setView(row ? { open: parseRecordKey(row.key), openKind: row.kind } : { open: null, openKind: null }),
+    tableHandle,
   });
-  let drawer: DrawerState = { status: "closed" };
-  if (openKey) {
-    if (openIndex >= 0) drawer = { status: "ready", record: rows[openIndex].record as DisputeRecord };
-    else if (recordQuery.isError) drawer = { status: "error", message: problemText(recordQuery.error).title, retry: () => void recordQuery.refetch() };
-    else if (recordQuery.data) drawer = { status: "ready", record: recordQuery.data };
-    else if (recordQuery.data === null) drawer = { status: "missing" };
-    else drawer = { status: "loading" };
-  }
-  const lastOpened = useRef<number | null>(null);
-  const openRow = (index: number) => {
-    lastOpened.current = index;
-    const row = rows[index];
-    void setView({ open: parseRecordKey(row.__key.slice(row.kind.length + 1)), openKind: row.kind });
-  };
 
   const filters = activeFiltersOf(WORKLIST_FILTERS, values);
   const data = query.data;
   const page = view.page;
-  const beyondLast = Boolean(data && settled && data.totalElements > 0 && page > data.totalPages);
-  let status: DataTableStatus;
-  if (query.isError) status = "error";
-  else if (query.isPending || !settled) status = "loading";
-  else status = rows.length ? "ready" : "empty";
+  const { status, beyondLast } = pageStatus({ query, settled, rows: rows.length, page, data });
   const due = view.due as DueGroupKey | null;
   const clearFilters = { ...Object.fromEntries(WORKLIST_FILTERS.map((d) => [d.key, null])), due: null, page: null, open: null, openKind: null };
 
@@ -152,8 +134,8 @@ export function WorklistView({ shops }: { shops: string[] }) {
             nothingYet="Every dispute of your shops has been answered or needs no answer."
           />
         }
-        onOpenRow={(_row, index) => openRow(index)}
-        openRowId={openIndex >= 0 ? String(openIndex) : null}
+        onOpenRow={(_row, index) => record.openRow(index)}
+        openRowId={record.onPage ? String(record.openIndex) : null}
         handleRef={tableHandle}
         className="max-h-[calc(100vh-20rem)] min-h-64"
       />
@@ -170,22 +152,12 @@ export function WorklistView({ shops }: { shops: string[] }) {
         />
       ) : null}
       <RecordDrawer
-        kind={openKind ?? "chargeback"}
-        state={drawer}
-        onClose={() => void setView({ open: null, openKind: null })}
-        onAfterClose={() => {
-          const index = lastOpened.current ?? (openIndex >= 0 ? openIndex : null);
-          if (index !== null && index < rows.length) tableHandle.current?.focusRow(index);
-        }}
-        onStep={
-          openIndex >= 0
-            ? (delta) => {
-                const next = openIndex + delta;
-                if (next >= 0 && next < rows.length) openRow(next);
-              }
-            : undefined
-        }
-        canStep={{ prev: openIndex > 0, next: openIndex >= 0 && openIndex < rows.length - 1 }}
+        kind={(view.openKind as RecordKind | null) ?? "chargeback"}
+        state={record.drawer}
+        onClose={record.close}
+        onAfterClose={record.focusAfterClose}
+        onStep={record.step}
+        canStep={record.canStep}
       />
     </div>
   );

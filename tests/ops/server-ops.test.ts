@@ -6,6 +6,7 @@ import { generateDemoFiles } from "@/lib/demo/generate";
 import { productionServerCommand } from "@/server/command";
 import { CREDENTIALS } from "../api/fixture";
 import { type ApiEnv, setupApiEnv, signedHeaders } from "../api/harness";
+import { addUser, signIn } from "../helpers/accounts";
 import { ROOT, runCli } from "../helpers/cli";
 import { backends, dropCreatedDatabases, tempDir } from "../helpers/db";
 import { freePort, startServer, type TestServer } from "../helpers/server";
@@ -47,21 +48,6 @@ async function accessLine(server: TestServer, requestId: string): Promise<LogLin
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`no access line for ${requestId}`);
-}
-
-async function sessionCookie(env: ApiEnv, email: string, access: string[]): Promise<string> {
-  const { openDatabase } = await import("@/lib/data/db");
-  const { createUser } = await import("@/lib/auth/accounts");
-  const { createSession, SESSION_COOKIE } = await import("@/lib/auth/sessions");
-  process.env.APP_KEY_FILE = env.env.APP_KEY_FILE;
-  const db = await openDatabase(env.databaseUrl);
-  try {
-    await createUser(db.db, { email, password: "user-password", access });
-    const user = await db.db.selectFrom("users").select("id").where("email", "=", email).executeTakeFirstOrThrow();
-    return `${SESSION_COOKIE}=${(await createSession(db.db, Number(user.id))).token}`;
-  } finally {
-    await db.close();
-  }
 }
 
 describe.each(backends)("production server on $name", (backend) => {
@@ -241,8 +227,8 @@ describe.each(backends)("graceful shutdown on $name", (backend) => {
     const imported = await runCli("import.ts", [files], env);
     expect(imported.code, imported.stderr).toBe(0);
     const server = await startServer(env);
-    const apiEnv = { env, databaseUrl } as unknown as ApiEnv;
-    const cookie = await sessionCookie(apiEnv, "night-shift@example.test", demo.shops.map((s) => s.code));
+    await addUser(env, "night-shift@example.test", "user-password", demo.shops.map((s) => s.code));
+    const cookie = await signIn(server.url, "night-shift@example.test", "user-password");
 
     // An export read slowly, so that it is still streaming when the signal arrives.
     let received = "";
