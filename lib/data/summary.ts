@@ -8,7 +8,7 @@ import type { Dialect } from "./migrations";
 import { filtered, type Selection, visibleShops } from "./queries";
 import type { Row } from "./read";
 import { coversEveryShop, shopSet } from "./record-counts";
-import { MONEY, recordMoney } from "./record-sums";
+import { MONEY, recordMoney, valueDimensions } from "./record-sums";
 import { type Database, RECORD_TABLES, type RecordTable } from "./schema";
 
 /**
@@ -19,12 +19,10 @@ import { type Database, RECORD_TABLES, type RecordTable } from "./schema";
  * records, with the search's own filter (queries.ts), so both count the same records.
  */
 
-export type SummaryResult = { ok: true; json: string; totalElements: number } | { ok: false; reason: "too many groups" };
+export type SummaryResult = { ok: true; json: string } | { ok: false; reason: "too many groups" };
 
 /** Filters record_sums can answer. */
 const SUMS_FILTERS = new Set(["shop_codes", "file_date_from", "file_date_to", "group_by"]);
-
-const TIME_COLUMNS = new Set(["file_date", "shop_code"]);
 
 /** One part of a file-date range: whole months read by month, or days read by day; bounds inclusive. */
 interface Piece {
@@ -43,7 +41,8 @@ interface SumsPlan {
 
 function sumsPlan(kind: RecordKind, request: SummaryRequest): SumsPlan | undefined {
   if (!Object.keys(request).every((key) => SUMS_FILTERS.has(key))) return undefined;
-  const values = request.group_by.filter((name) => !TIME_COLUMNS.has(dimensionOf(kind, name).column));
+  const stored = new Set(valueDimensions(kind).map(([name]) => name));
+  const values = request.group_by.filter((name) => stored.has(name));
   if (values.length > 1) return undefined;
   const { file_date_from: from, file_date_to: to } = request;
   const byDay = request.group_by.includes("file_date");
@@ -102,21 +101,29 @@ function sumsRows(dialect: Dialect, kind: RecordKind, request: SummaryRequest, p
               : sql`value`;
     return sql`${expr} as ${sql.id(`k${i}`)}`;
   });
-  // Three ways to a piece's rows, chosen inside the statement (constant conditions, evaluated
-  // once), so the choice and the rows read the same snapshot: the rows of every shop at once
-  // ("") when the scope holds every shop with records; a look-up per period and shop when the
-  // scope holds few of them; otherwise the period range, keeping the scope's shops as it goes
-  // (on PostgreSQL a hash join; looking up 200 shops x 30 days costs 3 times more).
+  // Three ways to a piece's rows, chosen inside the statement, so the choice and the rows read
+  // the same snapshot: the rows of every shop at once ("") when the scope holds every shop with
+  // records; a look-up per period and shop when it holds few of them; otherwise the period range,
+  // keeping the scope's shops as it goes (on PostgreSQL a hash join; looking up 200 shops x 30
+  // days costs 3 times more). PostgreSQL tests such a constant condition once; SQLite would test
+  // one with a subquery on every row, so there the choice is a one-row table joined first.
   const set = shopSet(dialect, shops);
   const covers = plan.mayUseAllShops ? coversEveryShop(dialect, kind, shops) : sql`1 = 0`;
   const few = sql`(select count(*) from record_shops where kind = ${kind}) >= ${FEW_SHOPS_FACTOR * shops.length}`;
+  const sqlite = dialect === "sqlite";
+  const way = {
+    every: sqlite ? sql`way.every_shop` : covers,
+    few: sqlite ? sql`way.few_shops` : sql`not ${covers} and ${few}`,
+    many: sqlite ? sql`way.many_shops` : sql`not ${covers} and not ${few}`,
+  };
   const columns = sql.join([...keys, sql`ccy, n, reversals, amount, reversal_amount`]);
   const select = (grain: Piece["grain"], lo: RawBuilder<unknown>, hi: RawBuilder<unknown>) => {
-    const from = sql`select ${columns} from record_sums where kind = ${kind} and dim = ${plan.dim} and grain = ${grain}`;
+    const from = sql`select ${columns} from ${sqlite ? sql`way cross join record_sums` : sql`record_sums`}
+      where kind = ${kind} and dim = ${plan.dim} and grain = ${grain}`;
     const listed = oneOfRows(dialect, periods(dialect, grain, lo, hi));
-    return sql`${from} and ${covers} and shop_code = '' and period ${listed}
-      union all ${from} and not ${covers} and ${few} and period ${listed} and shop_code ${oneOfRows(dialect, sql`select code from ${set} as s`)}
-      union all ${from} and not ${covers} and not ${few} and period >= ${lo} and period <= ${hi} and shop_code in (select code from ${set} as s)`;
+    return sql`${from} and ${way.every} and shop_code = '' and period ${listed}
+      union all ${from} and ${way.few} and period ${listed} and shop_code ${oneOfRows(dialect, sql`select code from ${set} as s`)}
+      union all ${from} and ${way.many} and period >= ${lo} and period <= ${hi} and shop_code in (select code from ${set} as s)`;
   };
   const stored = (fn: "min" | "max", grain: Piece["grain"]) =>
     sql`(select ${sql.raw(fn)}(period) from record_sums where kind = ${kind} and dim = ${plan.dim} and grain = ${grain})`;
@@ -133,7 +140,11 @@ function sumsRows(dialect: Dialect, kind: RecordKind, request: SummaryRequest, p
       select("day", sql`case when ${within} then ${open} || '-01' end`, latest),
     ];
   });
-  return sql.join(parts, sql` union all `);
+  if (!sqlite) return sql.join(parts, sql` union all `);
+  return sql`with way as materialized (
+      select every_shop, not every_shop and few as few_shops, not every_shop and not few as many_shops
+      from (select ${covers} as every_shop, ${few} as few) as w
+    ) ${sql.join(parts, sql` union all `)}`;
 }
 
 /** A scope is "few" shops when all shops with records are at least this many times as many. */
@@ -240,5 +251,5 @@ function writeSummary(kind: RecordKind, groupBy: readonly DimensionName[], rows:
   }
   // Without group_by there is one group even when nothing matches; with it, only groups with records.
   if (groupBy.length === 0 && groups.length === 0) groups.push(`{"key":{},${counts(0, 0)},"amounts":[]}`);
-  return { ok: true, json: `{"groups":[${groups.join(",")}],"totalElements":${total}}`, totalElements: total };
+  return { ok: true, json: `{"groups":[${groups.join(",")}],"totalElements":${total}}` };
 }
