@@ -123,7 +123,7 @@ const canonical = (row: Record<string, unknown>) =>
 /**
  * Row count and SHA-256 of the sorted rows of every table of the database. `without`: leaves out
  * what an import of that file adds (its records and summary rows by date, its imported_files
- * row by name, record_sums of its day and month, and record_shops, whose totals it raises), to compare everything else.
+ * row by name, record_sums of its day and by month, and record_shops, whose totals it raises), to compare everything else.
  */
 async function snapshot(db: Db, without?: { name: string; fileDate: string }): Promise<Snapshot> {
   const out: Snapshot = {};
@@ -133,8 +133,8 @@ async function snapshot(db: Db, without?: { name: string; fileDate: string }): P
       if (table === "record_shops") continue;
       if (table === "chargebacks" || table === "pre_arbitrations" || table === "record_counts") where = sql`where file_date <> ${without.fileDate}`;
       if (table === "imported_files") where = sql`where name <> ${without.name}`;
-      // record_sums: the file's day, and its month (which other files' records share too).
-      if (table === "record_sums") where = sql`where period <> ${without.fileDate} and period <> ${without.fileDate.slice(0, 7)}`;
+      // record_sums: the file's day, and the month rows (its month's, or the month it closes).
+      if (table === "record_sums") where = sql`where grain = 'day' and period <> ${without.fileDate}`;
     }
     const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(table)} ${where}`.execute(db.db);
     const hash = crypto.createHash("sha256");
