@@ -366,14 +366,28 @@ describe.each(backends)("summaries (CONTRACT 9) on $name", (backend) => {
 describe.each(backends)("summaries after files imported out of date order on $name", (backend: Backend) => {
   let server: TestServer;
   let records: Record<Kind, ModelRecord[]>;
-  const ORDER = ["CHB_20260201", "PREARB_29_20260301", "CHB_20260105", "CHB_20260301", "PREARB_31_20260215", "CHB_20260106", "PREARB_29_20260106", "CHB_20260228"];
+  // PREARB_30_*: a second file of a date already loaded (bank 30), in the open and a closed month.
+  const ORDER = [
+    "CHB_20260201", "PREARB_29_20260301", "PREARB_30_20260301", "CHB_20260105", "CHB_20260301", "PREARB_31_20260215",
+    "CHB_20260106", "PREARB_29_20260106", "CHB_20260228", "PREARB_30_20260106",
+  ];
 
   beforeAll(async () => {
     const dir = tempDir("disputes-summary-order-");
     const fixture = writeFixture(path.join(dir, "files"));
-    records = fixture.records;
+    records = { chargeback: fixture.records.chargeback, pre_arbitration: [...fixture.records.pre_arbitration] };
+    for (const date of ["2026-03-01", "2026-01-06"]) {
+      // Six of the date's cases again, from another bank.
+      const copies = fixture.records.pre_arbitration.filter((rec) => rec.file_date === date).slice(0, 6);
+      const columns = importColumns("pre_arbitration");
+      const rows = copies.map((rec) => columns.map((c) => String((c === "shop_code" ? rec.__shop : rec[c]) ?? "")));
+      const file = path.join(dir, "files", `PREARB_30_${date.replaceAll("-", "")}.csv`);
+      fs.writeFileSync(file, stringify([columns, ...rows]));
+      fixture.files.push(file);
+      records.pre_arbitration.push(...copies.map((rec, i) => ({ ...rec, __id: 10_000 + records.pre_arbitration.length + i, bank_id: "30" })));
+    }
     const files = ORDER.map((name) => fixture.files.find((f) => path.basename(f) === `${name}.csv`)!);
-    expect(files.length).toBe(fixture.files.length);
+    expect(files.filter(Boolean).length).toBe(fixture.files.length);
     const env = { DATABASE_URL: await backend.create(), APP_KEY_FILE: path.join(dir, "app.key"), RATE_LIMIT_PER_MINUTE: "0" };
     const imported = await runCli("import.ts", files, env);
     expect(imported.code, imported.stdout + imported.stderr).toBe(0);

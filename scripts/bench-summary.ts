@@ -1,0 +1,89 @@
+/**
+ * npx tsx scripts/bench-summary.ts --database <DATABASE_URL> [--from YYYY-MM-DD] [--to YYYY-MM-DD]
+ *   [--scope <shops>] [--runs 50]
+ *
+ * Latency of the summaries (CONTRACT 9) that the dashboard's overview page asks for, on the
+ * production server (`npm run build` first) over an imported database (e.g. `npm run
+ * demo:generate -- --chargebacks 1000000 --shops 200 --merchants 50 --days 730 --every-day`, then
+ * `npm run import`). Creates a credential whose access list holds the first --scope shops with
+ * records (default all), then per summary: the first request alone, and p50/p95 of --runs in a
+ * row; then the page: the six summaries at once, --runs times, p50/p95 of the slowest of each six.
+ */
+import crypto from "node:crypto";
+import http from "node:http";
+import { createShop } from "@/lib/auth/accounts";
+import { openDatabase } from "@/lib/data/db";
+import { type Call, type Credential, send } from "./bench/http";
+import { startServer } from "./bench/server";
+
+function flag(name: string, fallback?: string): string {
+  const at = process.argv.indexOf(`--${name}`);
+  const value = at < 0 ? fallback : process.argv[at + 1];
+  if (value === undefined) throw new Error(`--${name} is required`);
+  return value;
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const fmt = (ms: number) => ms.toFixed(1).padStart(7);
+
+async function main() {
+  const url = flag("database");
+  const runs = Number(flag("runs", "50"));
+  process.env.APP_SECRET ??= crypto.randomBytes(24).toString("hex");
+  const db = await openDatabase(url);
+  let credential: Credential;
+  let range: { from: string; to: string };
+  try {
+    const shops = (await db.db.selectFrom("record_shops").select("shop_code").where("kind", "=", "chargeback").orderBy("shop_code").execute()).map((r) => r.shop_code);
+    const last = await db.db.selectFrom("record_counts").select((eb) => eb.fn.max("file_date").as("d")).executeTakeFirstOrThrow();
+    const to = flag("to", String(last.d));
+    const from = new Date(`${to}T00:00:00Z`);
+    from.setUTCDate(from.getUTCDate() - 364);
+    range = { from: flag("from", from.toISOString().slice(0, 10)), to };
+    const scope = shops.slice(0, Number(flag("scope", String(shops.length))));
+    credential = { shopCode: `bench-summary-${crypto.randomBytes(4).toString("hex")}`, password: crypto.randomBytes(12).toString("hex"), access: scope };
+    await createShop(db.db, { shopCode: credential.shopCode, password: credential.password, access: scope });
+    console.log(`${url.replace(/:[^:@/]+@/, ":***@")}: ${shops.length} shops with records, scope ${scope.length}, file dates ${range.from} .. ${range.to}, ${runs} runs`);
+  } finally {
+    await db.close();
+  }
+  const server = await startServer({ DATABASE_URL: url, RATE_LIMIT_PER_MINUTE: "0", APP_SECRET: process.env.APP_SECRET! }, () => {});
+  try {
+    const overview = [["month"], ["month", "card_type"], ["reason_code"], ["shop_code"], ["merchant_id"], []];
+    const call = (groupBy: string[]): Call => ({
+      path: "/api/chargeback/summary",
+      body: JSON.stringify({ file_date_from: range.from, file_date_to: range.to, group_by: groupBy }),
+      credential,
+    });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+    const once = async (groupBy: string[]) => {
+      const answer = await send(server.url, call(groupBy), agent);
+      if (answer.status !== 200) throw new Error(`${JSON.stringify(groupBy)}: ${answer.status} ${answer.error ?? answer.snippet ?? ""}`);
+      return answer.ms;
+    };
+    console.log("group_by                  first    p50     p95  (ms)");
+    for (const groupBy of overview) {
+      const first = await once(groupBy);
+      const times: number[] = [];
+      for (let i = 0; i < runs; i++) times.push(await once(groupBy));
+      times.sort((a, b) => a - b);
+      console.log(`${JSON.stringify(groupBy).padEnd(24)} ${fmt(first)} ${fmt(percentile(times, 50))} ${fmt(percentile(times, 95))}`);
+    }
+    const pages: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const started = performance.now();
+      await Promise.all(overview.map(once));
+      pages.push(performance.now() - started);
+    }
+    pages.sort((a, b) => a - b);
+    console.log(`page (the six at once)   ${" ".repeat(7)} ${fmt(percentile(pages, 50))} ${fmt(percentile(pages, 95))}`);
+    agent.destroy();
+  } finally {
+    await server.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
