@@ -123,14 +123,15 @@ const canonical = (row: Record<string, unknown>) =>
 /**
  * Row count and SHA-256 of the sorted rows of every table of the database. `without`: leaves out
  * what an import of that file adds (its records and summary rows by date, its imported_files
- * row by name, and record_shops, whose totals it raises), to compare everything else.
+ * row by name, and record_shops, whose totals it raises, and the disputes its records name, with
+ * their counts), to compare everything else.
  */
 async function snapshot(db: Db, without?: { name: string; fileDate: string }): Promise<Snapshot> {
   const out: Snapshot = {};
   for (const table of await tableNames(db)) {
     let where = sql``;
     if (without) {
-      if (table === "record_shops") continue;
+      if (table === "record_shops" || table === "disputes" || table === "dispute_counts") continue;
       if (table === "chargebacks" || table === "pre_arbitrations" || table === "record_counts") where = sql`where file_date <> ${without.fileDate}`;
       if (table === "imported_files") where = sql`where name <> ${without.name}`;
     }
