@@ -255,8 +255,8 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .addColumn("record_id", bigint, (c) => c.notNull())
           .addColumn("needs_answer", int, (c) => c.notNull())
           .addColumn("stage", text)
-          .addColumn("scheme", text)
-          .addColumn("base_day", int)
+          .addColumn("scheme", text, (c) => c.notNull())
+          .addColumn("base_day", int, (c) => c.notNull())
           .addPrimaryKeyConstraint("pk_disputes", ["shop_code", "acq_ref_nr"])
           .execute();
         await db.schema

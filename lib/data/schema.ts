@@ -162,9 +162,9 @@ export interface DisputeTable {
   /** first_chargeback, arbitration_chargeback or pre_arbitration; null for an unknown function code */
   stage: string | null;
   /** MC or VISA; EITHER when the BIN names neither (the earlier of both windows applies) */
-  scheme: string | null;
+  scheme: string;
   /** days since 1970-01-01 of the base date (chb_proc_date or case_date) */
-  base_day: Int | null;
+  base_day: Int;
 }
 
 /** Disputes that need an answer, of all shops, per stage, scheme and base day. */

@@ -123,7 +123,8 @@ const canonical = (row: Record<string, unknown>) =>
 /**
  * Row count and SHA-256 of the sorted rows of every table of the database. `without`: leaves out
  * what an import of that file adds (its records and summary rows by date, its imported_files
- * row by name, record_sums of its day and by month, and record_shops, whose totals it raises), to compare everything else.
+ * row by name, record_sums of its day and by month, record_shops, whose totals it raises, and the
+ * disputes its records name, with their counts), to compare everything else.
  */
 async function snapshot(db: Db, without?: { name: string; fileDate: string }): Promise<Snapshot> {
   const out: Snapshot = {};
