@@ -11,7 +11,8 @@ import { type Database, RECORD_TABLES } from "./schema";
  * pre-arbitration case is never a reversal):
  *
  * - `dim` is "" for the records as a whole, or a dimension of CONTRACT 9 other than the file date
- *   and the shop (a "value dimension"); `value` is then the record's value of it, as text.
+ *   and the shop (a "value dimension"); `value` is then the record's value of it, as text. A few
+ *   pairs of them are stored too (STORED_PAIRS).
  * - `grain` "day" (`period` = file date) or "month" (`period` = "YYYY-MM"): a file-date range is
  *   its whole months read by month plus the days at either end read by day.
  * - Month rows exist for the closed months only: those before the kind's open month, the month of
@@ -28,6 +29,37 @@ import { type Database, RECORD_TABLES } from "./schema";
 /** The dimensions of a kind that are a record value: stored in record_sums as `dim`. */
 export function valueDimensions(kind: RecordKind): [string, Dimension][] {
   return (Object.entries(SUMMARY_DIMENSIONS[kind]) as [string, Dimension][]).filter(([, d]) => d.column !== "file_date" && d.column !== "shop_code");
+}
+
+/**
+ * Pairs of value dimensions stored together (dim "a,b", value "<a>\x1f<b>"), so that a summary
+ * grouped by both reads sums too: the overview's reasons per scheme and its Mastercard counts per
+ * merchant. Any other pair is grouped from the records.
+ */
+export const STORED_PAIRS: Record<RecordKind, readonly (readonly [string, string])[]> = {
+  chargeback: [
+    ["card_type", "reason_code"],
+    ["merchant_id", "card_type"],
+  ],
+  pre_arbitration: [],
+};
+
+/** The name under which a pair is stored as `dim`. */
+export const pairName = (pair: readonly [string, string]) => pair.join(",");
+
+/** The stored pair that holds exactly these two value dimensions (in either order), if any. */
+export function storedPair(kind: RecordKind, names: readonly string[]): readonly [string, string] | undefined {
+  return STORED_PAIRS[kind].find((pair) => names.length === 2 && names.includes(pair[0]) && names.includes(pair[1]));
+}
+
+/** The separator of a stored pair's two values (the unit separator, never in a value). */
+const SEPARATOR = { sqlite: sql`char(31)`, postgres: sql`chr(31)` } as const;
+
+/** The `index`th value (0 or 1) of a stored pair's `value`. */
+export function pairPart(dialect: Dialect, index: 0 | 1): RawBuilder<string> {
+  const sep = SEPARATOR[dialect];
+  if (dialect === "postgres") return sql<string>`split_part(value, ${sep}, ${sql.lit(index + 1)})`;
+  return index === 0 ? sql<string>`substr(value, 1, instr(value, ${sep}) - 1)` : sql<string>`substr(value, instr(value, ${sep}) + 1)`;
 }
 
 /** The currency column and the reversal test of each kind's records. */
@@ -68,15 +100,21 @@ const ADD = sql`on conflict (kind, dim, grain, period, shop_code, value, ccy) do
  * file when `closedMonth` (its month is closed); for every record, the months before the last.
  * `newDay`: nothing is stored under the file's date yet, so nothing to add to.
  */
-export function sumsInsert(dialect: Dialect, kind: RecordKind, file?: { first: number; last: number; closedMonth: boolean; newDay: boolean }): RawBuilder<unknown> {
+export function sumsInsert(dialect: Dialect, kind: RecordKind, file?: { first: number; last: number; closedMonth: boolean; newDay: boolean }, only?: readonly string[]): RawBuilder<unknown> {
   const table = sql.table(RECORD_TABLES[kind]);
   const money = recordMoney(kind);
   const ccy = sql.ref(MONEY[kind].ccy);
   const range = file ? sql`where id between ${file.first} and ${file.last}` : sql``;
+  const text = (d: Dimension) => sql`cast(${d.expression ? sql.raw(d.expression) : sql.ref(d.column)} as text)`;
+  const byName = new Map(valueDimensions(kind));
   const dims: [string, RawBuilder<unknown>][] = [
-    ["", bytewise(dialect, sql`''`)],
-    ...valueDimensions(kind).map(([name, d]): [string, RawBuilder<unknown>] => [name, bytewise(dialect, sql`cast(${d.expression ? sql.raw(d.expression) : sql.ref(d.column)} as text)`)]),
-  ];
+    ["", bytewise(dialect, sql`''`)] as [string, RawBuilder<unknown>],
+    ...valueDimensions(kind).map(([name, d]): [string, RawBuilder<unknown>] => [name, bytewise(dialect, text(d))]),
+    ...STORED_PAIRS[kind].map((pair): [string, RawBuilder<unknown>] => [
+      pairName(pair),
+      bytewise(dialect, sql`(${text(byName.get(pair[0])!)} || ${SEPARATOR[dialect]} || ${text(byName.get(pair[1])!)})`),
+    ]),
+  ].filter(([name]) => !only || only.includes(name));
   const perDim = dims.map(
     ([name, value]) => sql`select ${sql.lit(name)} as dim, file_date, shop_code, ${value} as value, ${ccy} as ccy,
       count(*) as n, sum(${money.reversals}) as reversals, sum(${money.amount}) as amount, sum(${money.reversalAmount}) as reversal_amount
@@ -106,7 +144,7 @@ export function sumsInsert(dialect: Dialect, kind: RecordKind, file?: { first: n
 }
 
 /** The dimensions stored for a kind, "" first: every day with records has rows of each. */
-export const storedDimensions = (kind: RecordKind) => ["", ...valueDimensions(kind).map(([name]) => name)];
+export const storedDimensions = (kind: RecordKind) => ["", ...valueDimensions(kind).map(([name]) => name), ...STORED_PAIRS[kind].map(pairName)];
 
 /** The kind's open month ("YYYY-MM", the month of its latest file date), or null without records. */
 export async function openMonth(trx: Kysely<Database>, kind: RecordKind): Promise<string | null> {

@@ -8,14 +8,14 @@ import type { Dialect } from "./migrations";
 import { filtered, type Selection, visibleShops } from "./queries";
 import type { Row } from "./read";
 import { coversEveryShop, shopSet } from "./record-counts";
-import { MONEY, recordMoney, valueDimensions } from "./record-sums";
+import { bytewise, MONEY, pairName, pairPart, recordMoney, storedPair, valueDimensions } from "./record-sums";
 import { type Database, RECORD_TABLES, type RecordTable } from "./schema";
 
 /**
  * The summaries of CONTRACT 9: counts and exact sums per currency of a selection, grouped by up
  * to two dimensions, inside the caller's scope, aggregated by the database (GROUP BY). A request
- * that filters only by scope and file dates, and groups by at most one value dimension besides
- * the file date and the shop, is answered from record_sums (record-sums.ts); any other from the
+ * that filters only by scope and file dates, and groups by at most one value dimension (or a
+ * stored pair of them) besides the file date and the shop, is answered from record_sums (record-sums.ts); any other from the
  * records, with the search's own filter (queries.ts), so both count the same records.
  */
 
@@ -32,8 +32,10 @@ interface Piece {
 }
 
 interface SumsPlan {
-  /** "" or the value dimension grouped by */
+  /** "", the value dimension grouped by, or the stored pair of the two grouped by */
   dim: string;
+  /** for a stored pair: its two dimensions, in the order of their values */
+  pair?: readonly [string, string];
   /** the rows of shop "" (every shop) when the scope covers every shop with records */
   mayUseAllShops: boolean;
   pieces: Piece[];
@@ -43,11 +45,13 @@ function sumsPlan(kind: RecordKind, request: SummaryRequest): SumsPlan | undefin
   if (!Object.keys(request).every((key) => SUMS_FILTERS.has(key))) return undefined;
   const stored = new Set(valueDimensions(kind).map(([name]) => name));
   const values = request.group_by.filter((name) => stored.has(name));
-  if (values.length > 1) return undefined;
+  const pair = values.length > 1 ? storedPair(kind, values) : undefined;
+  if (values.length > 1 && !pair) return undefined;
   const { file_date_from: from, file_date_to: to } = request;
   const byDay = request.group_by.includes("file_date");
   return {
-    dim: values[0] ?? "",
+    dim: pair ? pairName(pair) : (values[0] ?? ""),
+    pair,
     mayUseAllShops: !request.group_by.includes("shop_code"),
     pieces: byDay ? [{ grain: "day", from, to }] : monthsAndDays(from, to),
   };
@@ -89,6 +93,8 @@ const integerType = (dialect: Dialect) => sql.raw(dialect === "postgres" ? "bigi
 function sumsRows(dialect: Dialect, kind: RecordKind, request: SummaryRequest, plan: SumsPlan, shops: readonly string[]): RawBuilder<unknown> {
   const keys = request.group_by.map((name, i) => {
     const dim = dimensionOf(kind, name);
+    const part = plan.pair?.indexOf(name);
+    const value = part === 0 || part === 1 ? pairPart(dialect, part) : sql`value`;
     const expr =
       dim.key === "month"
         ? sql`substr(period, 1, 7)`
@@ -97,8 +103,8 @@ function sumsRows(dialect: Dialect, kind: RecordKind, request: SummaryRequest, p
           : dim.column === "shop_code"
             ? sql`shop_code`
             : dim.key === "integer"
-              ? sql`cast(value as ${integerType(dialect)})`
-              : sql`value`;
+              ? sql`cast(${value} as ${integerType(dialect)})`
+              : bytewise(dialect, value);
     return sql`${expr} as ${sql.id(`k${i}`)}`;
   });
   // Three ways to a piece's rows, chosen inside the statement, so the choice and the rows read

@@ -89,8 +89,15 @@ export async function expectDisputesInStep(db: Db): Promise<void> {
 
 /** The value dimensions of CONTRACT 9 (and the documents extension), written out here rather than taken from lib/. */
 const SUM_DIMENSIONS = {
-  chargeback: { table: "chargebacks", ccy: "chb_ccy", amount: "chb_amount", dims: ["merchant_id", "card_type", "reason_code", "function_code", "documents"] },
-  pre_arbitration: { table: "pre_arbitrations", ccy: "ccy", amount: "amount", dims: ["merchant_id", "case_stage"] },
+  chargeback: {
+    table: "chargebacks",
+    ccy: "chb_ccy",
+    amount: "chb_amount",
+    dims: ["merchant_id", "card_type", "reason_code", "function_code", "documents"],
+    // pairs stored together: dim "a,b", value "<a>\x1f<b>"
+    pairs: [["card_type", "reason_code"], ["merchant_id", "card_type"]],
+  },
+  pre_arbitration: { table: "pre_arbitrations", ccy: "ccy", amount: "amount", dims: ["merchant_id", "case_stage"], pairs: [] },
 } as const;
 
 /**
@@ -114,7 +121,8 @@ export async function expectRecordSumsInStep(db: Db): Promise<void> {
       const add = [1n, reversal ? 1n : 0n, reversal ? 0n : amount, reversal ? amount : 0n];
       const day = String(row.file_date);
       const valueOf = (d: string) => (d === "documents" ? (String(row.doc_indicator) === "1" ? "yes" : "no") : String(row[d]));
-      for (const [dim, value] of [["", ""], ...t.dims.map((d) => [d, valueOf(d)])]) {
+      const pairs = (t.pairs as readonly (readonly [string, string])[]).map(([a, b]) => [`${a},${b}`, `${valueOf(a)}\x1f${valueOf(b)}`]);
+      for (const [dim, value] of [["", ""], ...t.dims.map((d) => [d, valueOf(d)]), ...pairs]) {
         for (const [grain, period] of day.slice(0, 7) < openMonth ? [["day", day], ["month", day.slice(0, 7)]] : [["day", day]]) {
           for (const shop of [String(row.shop_code), ""]) {
             const key = [kind, dim, grain, shop, period, value, row[t.ccy]].join("|");
