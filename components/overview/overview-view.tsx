@@ -1,6 +1,6 @@
 "use client";
 
-import { useQueries } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useQueryStates } from "nuqs";
 import { Bar, BarChart, CartesianGrid, Cell, Legend, Pie, PieChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
@@ -10,31 +10,16 @@ import { FilterPanel } from "@/components/disputes/filter-panel";
 import { formatAmount } from "@/components/disputes/format";
 import { problemText, retryTransient } from "@/components/disputes/problem-text";
 import { findReasonCode, REASON_CATEGORIES } from "@/lib/domain/reason-codes";
-import { OVERVIEW_FILTERS, overviewParsers, type Period, periods } from "@/lib/url-state/overview";
+import { ECP_FLOORS, monthsOf } from "@/lib/domain/periods";
+import { OVERVIEW_FILTERS, overviewParsers, periods } from "@/lib/url-state/overview";
 import { ChartFigure, NumbersTable } from "./chart-figure";
-import { type ChargebackGroup, fetchSummary, type PreArbitrationGroup, type Summary } from "./summary-api";
+import { type ChargebackGroup, type EcpMonth, fetchOverview, type PreArbitrationGroup, type Summary } from "./summary-api";
 
 const nf = new Intl.NumberFormat("en");
 const pct = new Intl.NumberFormat("en", { style: "percent", maximumFractionDigits: 1 });
 const SCHEME_COLORS: Record<string, string> = { MC: "#b45309", VISA: "#1d4ed8" };
 const STAGE_COLORS = ["#1d4ed8", "#b45309", "#7c3aed", "#0f766e"];
 const DOCUMENT_COLORS = ["#0369a1", "#cbd5e1"];
-/** Mastercard's Excessive Chargeback Program floors, in chargebacks a month per merchant. */
-export const ECP_FLOORS = { excessive: 100, highExcessive: 300 } as const;
-
-type Q<G> = { data?: Summary<G>; error: unknown; isPending: boolean; refetch: () => unknown };
-
-function monthsOf(p: Period): string[] {
-  const out: string[] = [];
-  let [y, m] = p.from.slice(0, 7).split("-").map(Number);
-  const [ty, tm] = p.to.slice(0, 7).split("-").map(Number);
-  while (y < ty || (y === ty && m <= tm)) {
-    out.push(`${y}-${String(m).padStart(2, "0")}`);
-    m++;
-    if (m > 12) [y, m] = [y + 1, 1];
-  }
-  return out;
-}
 
 function change(now: number, before: number): string {
   if (before === 0) return now === 0 ? "no change" : "new in this period";
@@ -52,34 +37,11 @@ function change(now: number, before: number): string {
 export function OverviewView({ shops }: { shops: string[] }) {
   const [view, setView] = useQueryStates(overviewParsers, { history: "push" });
   const { today } = useDeadlines();
-  const { current, previous } = periods(view, today);
-  const scope = view.shops?.length ? { shop_codes: view.shops } : {};
-  const filter = (p: Period) => ({ ...scope, file_date_from: p.from, file_date_to: p.to });
-  const months = monthsOf(current);
-
-  const specs = [
-    { kind: "chargeback", body: { ...filter(current), group_by: [] } },
-    { kind: "chargeback", body: { ...filter(previous), group_by: [] } },
-    { kind: "pre_arbitration", body: { ...filter(current), group_by: [] } },
-    { kind: "pre_arbitration", body: { ...filter(previous), group_by: [] } },
-    { kind: "chargeback", body: { ...filter(current), group_by: ["month", "card_type"] } },
-    { kind: "chargeback", body: { ...filter(current), group_by: ["card_type", "reason_code"] } },
-    { kind: "chargeback", body: { ...filter(current), group_by: ["function_code"] } },
-    { kind: "chargeback", body: { ...filter(current), group_by: ["documents"] } },
-    { kind: "chargeback", body: { ...filter(current), group_by: ["shop_code"] } },
-    { kind: "chargeback", body: { ...filter(current), group_by: ["merchant_id"] } },
-  ] as const;
-  const results = useQueries({
-    queries: specs.map((s) => ({
-      queryKey: ["summary", s.kind, s.body],
-      queryFn: ({ signal }: { signal: AbortSignal }) => fetchSummary(s.kind, s.body as Record<string, unknown>, signal),
-      retry: retryTransient,
-    })),
-  }) as Q<ChargebackGroup | PreArbitrationGroup>[];
-  const [cbNow, cbBefore, paNow, paBefore, byMonth, byReason, byFunction, byDocs, byShop, byMerchant] = results as [
-    Q<ChargebackGroup>, Q<ChargebackGroup>, Q<PreArbitrationGroup>, Q<PreArbitrationGroup>, Q<ChargebackGroup>, Q<ChargebackGroup>, Q<ChargebackGroup>, Q<ChargebackGroup>, Q<ChargebackGroup>, Q<ChargebackGroup>,
-  ];
-  const failed = results.find((r) => r.error);
+  // The parsers only let calendar dates through, and the default period ends today: always defined.
+  const { current, previous } = periods(view, today)!;
+  const body = { ...(view.shops?.length ? { shop_codes: view.shops } : {}), file_date_from: current.from, file_date_to: current.to };
+  const answer = useQuery({ queryKey: ["overview", body], queryFn: ({ signal }) => fetchOverview(body, signal), retry: retryTransient });
+  const data = answer.data;
   const gridLink = (extra: Record<string, string>) => `/chargebacks?${new URLSearchParams({ from: current.from, to: current.to, ...(view.shops?.length ? { shops: view.shops.join(",") } : {}), ...extra })}`;
 
   return (
@@ -88,17 +50,17 @@ export function OverviewView({ shops }: { shops: string[] }) {
       <p className="text-sm text-slate-800" data-testid="overview-period">
         File dates {current.from} to {current.to} ({current.days} days), compared with {previous.from} to {previous.to}.
       </p>
-      {failed ? <ErrorState {...problemText(failed.error, "the overview")} onRetry={() => results.forEach((r) => void r.refetch())} /> : null}
-      <Headlines cbNow={cbNow.data} cbBefore={cbBefore.data} paNow={paNow.data} paBefore={paBefore.data} />
+      {answer.error ? <ErrorState {...problemText(answer.error, "the overview")} onRetry={() => void answer.refetch()} /> : null}
+      <Headlines cbNow={data?.chargebacks} cbBefore={data?.chargebacks_previous} paNow={data?.pre_arbitrations} paBefore={data?.pre_arbitrations_previous} />
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-2 print:grid-cols-1">
-        <MonthlyByScheme months={months} summary={byMonth.data} />
-        <Reasons summary={byReason.data} />
-        <StageMix functions={byFunction.data} cases={paNow.data} />
-        <Documents summary={byDocs.data} />
-        <TopList title="Shops with the most chargebacks" id="top-shops" summary={byShop.data} dimension="shop_code" link={(v) => gridLink({ shops: v })} />
-        <TopList title="Merchants with the most chargebacks" id="top-merchants" summary={byMerchant.data} dimension="merchant_id" link={(v) => gridLink({ merchant: v })} />
+        <MonthlyByScheme months={monthsOf(current)} summary={data?.by_month_and_scheme} />
+        <Reasons summary={data?.by_reason} />
+        <StageMix functions={data?.by_function_code} cases={data?.pre_arbitrations} />
+        <Documents summary={data?.by_documents} />
+        <TopList title="Shops with the most chargebacks" id="top-shops" summary={data?.by_shop} dimension="shop_code" link={(v) => gridLink({ shops: v })} />
+        <TopList title="Merchants with the most chargebacks" id="top-merchants" summary={data?.by_merchant} dimension="merchant_id" link={(v) => gridLink({ merchant: v })} />
       </div>
-      <ExcessiveChargebacks months={months} filter={filter(current)} />
+      <ExcessiveChargebacks months={data?.excessive_chargebacks} />
       <p className="text-xs text-slate-600 print:hidden">
         Chargebacks count the chargeback messages of the period that are not reversals; amounts are summed per currency and never added across currencies.{" "}
         <Link href="/chargebacks" className="underline">
@@ -329,23 +291,13 @@ function TopList({ title, id, summary, dimension, link }: { title: string; id: s
 /**
  * Mastercard's Excessive Chargeback Program looks at each merchant's Mastercard chargebacks in a
  * month against two count floors (100 and 300). Its ratio also needs the merchant's sales counts,
- * which acquirer files do not carry, so this says counts only. One summary per month, grouped by
- * merchant and scheme, gives each merchant's exact Mastercard count.
+ * which acquirer files do not carry, so this says counts only (worked out by the server from a
+ * summary by month, merchant and scheme).
  */
-function ExcessiveChargebacks({ months, filter }: { months: string[]; filter: Record<string, unknown> }) {
+function ExcessiveChargebacks({ months }: { months?: EcpMonth[] }) {
   const title = "Mastercard Excessive Chargeback Program: counts per month";
-  const results = useQueries({
-    queries: months.map((month) => {
-      const body = { ...filter, file_date_from: maxDate(`${month}-01`, filter.file_date_from as string), file_date_to: minDate(endOfMonth(month), filter.file_date_to as string), group_by: ["merchant_id", "card_type"] };
-      return { queryKey: ["summary", "chargeback", body], queryFn: ({ signal }: { signal: AbortSignal }) => fetchSummary("chargeback", body, signal), retry: retryTransient };
-    }),
-  });
-  if (results.some((r) => !r.data)) return <Loading id="ecp" title={title} />;
-  const rows = months.map((month, i) => {
-    const counts = results[i].data!.groups.filter((g) => g.key.card_type === "MC").map((g) => ({ merchant: String(g.key.merchant_id), count: g.count - g.reversals }));
-    const top = counts.sort((a, b) => b.count - a.count || (a.merchant < b.merchant ? -1 : 1))[0];
-    return { month, top, over100: counts.filter((c) => c.count >= ECP_FLOORS.excessive).length, over300: counts.filter((c) => c.count >= ECP_FLOORS.highExcessive).length };
-  });
+  if (!months) return <Loading id="ecp" title={title} />;
+  const rows = months.map((m) => ({ month: m.month, top: m.top_merchant === null ? undefined : { merchant: m.top_merchant, count: m.top_count }, over100: m.at_excessive, over300: m.at_high_excessive }));
   const flagged = rows.filter((r) => r.over100 > 0);
   return (
     <ChartFigure
@@ -374,11 +326,4 @@ function ExcessiveChargebacks({ months, filter }: { months: string[]; filter: Re
       }
     />
   );
-}
-
-const maxDate = (a: string, b: string) => (a > b ? a : b);
-const minDate = (a: string, b: string) => (a < b ? a : b);
-function endOfMonth(month: string): string {
-  const [y, m] = month.split("-").map(Number);
-  return new Date(Date.UTC(y, m, 0)).toISOString().slice(0, 10);
 }

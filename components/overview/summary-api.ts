@@ -1,9 +1,8 @@
 "use client";
 
 import { postApi } from "@/components/disputes/api";
-import type { RecordKind } from "@/lib/domain/fields";
 
-/** Answers of POST /api/chargeback/summary and /api/pre_arbitration/summary (CONTRACT 9). */
+/** Groups of the summaries of CONTRACT 9, as POST /api/overview holds them. */
 export interface ChargebackGroup {
   key: Record<string, string | number>;
   count: number;
@@ -22,8 +21,39 @@ export interface Summary<G> {
   totalElements: number;
 }
 
-const PATHS: Record<RecordKind, string> = { chargeback: "/api/chargeback/summary", pre_arbitration: "/api/pre_arbitration/summary" };
+/** One month of Mastercard's Excessive Chargeback Program counts (lib/schemas/overview.ts). */
+export interface EcpMonth {
+  month: string;
+  merchants: number;
+  top_merchant: string | null;
+  top_count: number;
+  at_excessive: number;
+  at_high_excessive: number;
+}
 
-export function fetchSummary<K extends RecordKind>(kind: K, body: Record<string, unknown>, signal?: AbortSignal) {
-  return postApi<Summary<K extends "chargeback" ? ChargebackGroup : PreArbitrationGroup>>(PATHS[kind], body, signal);
+interface OverviewPeriod {
+  from: string;
+  to: string;
+  days: number;
+}
+
+/** The answer of POST /api/overview: the page's summaries, read in one snapshot. */
+export interface Overview {
+  period: OverviewPeriod;
+  previous: OverviewPeriod;
+  chargebacks: Summary<ChargebackGroup>;
+  chargebacks_previous: Summary<ChargebackGroup>;
+  pre_arbitrations: Summary<PreArbitrationGroup>;
+  pre_arbitrations_previous: Summary<PreArbitrationGroup>;
+  by_month_and_scheme: Summary<ChargebackGroup>;
+  by_reason: Summary<ChargebackGroup>;
+  by_function_code: Summary<ChargebackGroup>;
+  by_documents: Summary<ChargebackGroup>;
+  by_shop: Summary<ChargebackGroup>;
+  by_merchant: Summary<ChargebackGroup>;
+  excessive_chargebacks: EcpMonth[];
+}
+
+export function fetchOverview(body: { shop_codes?: string[]; file_date_from: string; file_date_to: string }, signal?: AbortSignal) {
+  return postApi<Overview>("/api/overview", body, signal);
 }

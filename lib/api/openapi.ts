@@ -2,6 +2,7 @@ import { z } from "zod";
 import { chargebackPageSchema, preArbitrationPageSchema, problemSchema } from "@/lib/schemas/records";
 import { chargebackSearchSchema, LIMITS, preArbitrationSearchSchema } from "@/lib/schemas/search";
 import { worklistPageSchema, worklistRequestSchema } from "@/lib/schemas/worklist";
+import { OVERVIEW_PARTS, overviewRequestSchema, overviewResponseSchema } from "@/lib/schemas/overview";
 import { chargebackSummaryResponseSchema, chargebackSummarySchema, MAX_GROUPS, preArbitrationSummaryResponseSchema, preArbitrationSummarySchema } from "@/lib/schemas/summary";
 import { MAX_BODY_BYTES } from "./read-body";
 
@@ -131,6 +132,34 @@ function worklistPath(schemas: JsonObject): JsonObject {
   return { "/api/worklist": { post: { ...op.post, tags: [EXTENSIONS_TAG.name] } } };
 }
 
+/** The overview page's figures in one answer (lib/schemas/overview.ts), an extension. */
+function overviewPath(schemas: JsonObject): JsonObject {
+  const parts = Object.entries(OVERVIEW_PARTS).map(([name, part]) => `\`${name}\`: ${part.description.toLowerCase()}, the ${part.kind} summary with group_by ${JSON.stringify(part.group_by)}`);
+  const op = operation(
+    "Overview of a period",
+    "Extension of the seed API. The figures of the dashboard's overview in one answer, read in one snapshot: for the chosen file-date period and the one of the same length just before it, " +
+      "within the scope (shop_codes, else the caller's access list), these summaries, each exactly what the summary endpoint answers for the same filters:\n\n" +
+      parts.map((p) => `- ${p}`).join("\n") +
+      "\n\nand `excessive_chargebacks`, Mastercard's Excessive Chargeback Program as counts per month and merchant. Authentication, scope, errors and the order of checks are those of the searches.",
+    collect(overviewRequestSchema, "input", schemas),
+    collect(overviewResponseSchema, "output", schemas),
+  ).post;
+  return {
+    "/api/overview": {
+      post: {
+        ...op,
+        tags: [EXTENSIONS_TAG.name],
+        requestBody: { ...op.requestBody, required: true, description: "A JSON object with the period's two dates; unknown fields are refused." },
+        responses: {
+          ...op.responses,
+          "200": { description: "The period, the previous period, the summaries and the Mastercard counts", content: { "application/json": { schema: collect(overviewResponseSchema, "output", schemas) } } },
+          "400": problem(`As for the searches (both dates are required), or the previous period would begin before 0001-01-01, or a part gives more than ${MAX_GROUPS} groups (field shop_codes)`),
+        },
+      },
+    },
+  };
+}
+
 let cached: JsonObject | undefined;
 
 export function openApiDocument(): JsonObject {
@@ -156,6 +185,7 @@ export function openApiDocument(): JsonObject {
       "/api/pre_arbitration": operation("Search pre-arbitration cases", "Returns a page of pre-arbitration records (SPEC 2.3).", paRequest, paPage),
       ...summaryPaths(schemas),
       ...worklistPath(schemas),
+      ...overviewPath(schemas),
     },
     tags: [EXTENSIONS_TAG],
     components: {

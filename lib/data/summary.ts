@@ -203,23 +203,27 @@ function recordRows(dialect: Dialect, kind: RecordKind, request: SummaryRequest,
  * The groups in order, at most MAX_GROUPS + 1 of them (one more than allowed tells that there are
  * too many), one row per group and currency, the sums as exact integer text.
  */
-function grouped(rows: RawBuilder<unknown> | Query, keyCount: number): RawBuilder<Row> {
+function grouped(rows: RawBuilder<unknown> | Query, keyCount: number, limit: number | null): RawBuilder<Row> {
   const keys = Array.from({ length: keyCount }, (_, i) => sql.id(`k${i}`));
   const sums = sql`sum(n) as n, sum(reversals) as reversals, cast(sum(amount) as text) as amount, cast(sum(reversal_amount) as text) as reversal_amount`;
   if (keyCount === 0) return sql<Row>`select ccy, ${sums} from (${rows}) as s group by ccy order by ccy`;
   const byKey = sql.join(keys);
+  if (limit === null) return sql<Row>`select ${byKey}, ccy, ${sums} from (${rows}) as s group by ${byKey}, ccy order by ${byKey}, ccy`;
   return sql<Row>`select * from (
       select ${byKey}, ccy, ${sums}, dense_rank() over (order by ${byKey}) as grp from (${rows}) as s group by ${byKey}, ccy
-    ) as g where grp <= ${MAX_GROUPS + 1} order by ${byKey}, ccy`;
+    ) as g where grp <= ${limit + 1} order by ${byKey}, ccy`;
 }
 
-/** The one statement of a summary, for the shops the request may see. */
-export function summaryQuery(db: Kysely<Database>, dialect: Dialect, kind: RecordKind, request: SummaryRequest, shops: readonly string[]): CompiledQuery {
+/**
+ * The one statement of a summary, for the shops the request may see: at most `limit` groups and
+ * one more (which tells that there are too many), or every group (null; internal callers only).
+ */
+export function summaryQuery(db: Kysely<Database>, dialect: Dialect, kind: RecordKind, request: SummaryRequest, shops: readonly string[], limit: number | null = MAX_GROUPS): CompiledQuery {
   const plan = sumsPlan(kind, request);
   const rows = plan
     ? sumsRows(dialect, kind, request, plan, shops)
     : recordRows(dialect, kind, request, shops)(db.selectFrom(RECORD_TABLES[kind]) as unknown as Query);
-  return grouped(rows, request.group_by.length).compile(db);
+  return grouped(rows, request.group_by.length, limit).compile(db);
 }
 
 export async function summarize(kind: RecordKind, request: SummaryRequest, access: readonly string[]): Promise<SummaryResult> {
@@ -232,7 +236,7 @@ export async function summarize(kind: RecordKind, request: SummaryRequest, acces
 const integerText = (value: unknown) => (typeof value === "number" && Number.isSafeInteger(value) ? String(value) : BigInt(value as string).toString());
 
 /** The response body, written by hand: JSON.stringify cannot write 1234.50 as a number with two decimals. */
-function writeSummary(kind: RecordKind, groupBy: readonly DimensionName[], rows: readonly Row[]): SummaryResult {
+export function writeSummary(kind: RecordKind, groupBy: readonly DimensionName[], rows: readonly Row[]): SummaryResult {
   if (rows.some((row) => Number(row.grp) > MAX_GROUPS)) return { ok: false, reason: "too many groups" };
   const dims = groupBy.map((name, i) => ({ prefix: `${i ? "," : ""}${JSON.stringify(name)}:`, integer: dimensionOf(kind, name).key === "integer", column: `k${i}` }));
   const amountOf =

@@ -1,4 +1,3 @@
-import { addDays, daysBetween } from "@/lib/domain/deadlines";
 import type { FilterDef } from "./dispute-view";
 import { FILTERS } from "./dispute-view";
 import { parseAsCalendarDate, parseAsIdentifierList } from "./parsers";
@@ -16,18 +15,4 @@ export const overviewParsers = {
   shops: parseAsIdentifierList,
 };
 
-export const DEFAULT_PERIOD_DAYS = 90;
-
-export interface Period {
-  from: string;
-  to: string;
-  days: number;
-}
-
-/** The chosen period (or the default one) and the one of the same length before it. */
-export function periods(view: { from?: string | null; to?: string | null }, today: string): { current: Period; previous: Period } {
-  const to = view.to ?? (view.from && view.from > today ? addDays(view.from, DEFAULT_PERIOD_DAYS - 1)! : today);
-  const from = view.from ?? addDays(to, -(DEFAULT_PERIOD_DAYS - 1))!;
-  const days = (daysBetween(from, to) ?? 0) + 1;
-  return { current: { from, to, days }, previous: { from: addDays(from, -days)!, to: addDays(from, -1)!, days } };
-}
+export { DEFAULT_PERIOD_DAYS, type Period, periods } from "@/lib/domain/periods";

@@ -79,7 +79,7 @@ interface Built {
   records: ModelRecord[];
 }
 
-function chargebackFile(r: ReturnType<typeof prng>, fileDate: string, count: number, firstId: number): Built {
+export function chargebackFile(r: ReturnType<typeof prng>, fileDate: string, count: number, firstId: number): Built {
   const header = [
     "shop_code", "card", "acq_ref_nr", "merchant_id", "merchant_name", "reason_code", "parent_mrch_id", "parent_mrch_name",
     "mcc_code", "eci_sli", "doc_indicator", "chb_proc_date", "comments", "function_code", "function_code_name", "rev_indicator",

@@ -1,0 +1,44 @@
+import { addDays, daysBetween } from "./deadlines";
+
+/**
+ * The overview's periods: a file-date range and the range of the same length just before it,
+ * against which every figure is compared. Shared by the page (its URL state) and the API.
+ */
+
+export const DEFAULT_PERIOD_DAYS = 90;
+
+export interface Period {
+  from: string;
+  to: string;
+  days: number;
+}
+
+/**
+ * The chosen period (or, without dates, the DEFAULT_PERIOD_DAYS up to `today`) and the one of the
+ * same length before it; undefined when that one would begin before 0001-01-01.
+ */
+export function periods(view: { from?: string | null; to?: string | null }, today: string): { current: Period; previous: Period } | undefined {
+  const to = view.to ?? (view.from && view.from > today ? addDays(view.from, DEFAULT_PERIOD_DAYS - 1) : today);
+  const from = view.from ?? (to === undefined ? undefined : addDays(to, -(DEFAULT_PERIOD_DAYS - 1)));
+  if (from === undefined || to === undefined) return undefined;
+  const days = (daysBetween(from, to) ?? 0) + 1;
+  const [previousFrom, previousTo] = [addDays(from, -days), addDays(from, -1)];
+  if (previousFrom === undefined || previousTo === undefined) return undefined;
+  return { current: { from, to, days }, previous: { from: previousFrom, to: previousTo, days } };
+}
+
+/** The months ("YYYY-MM") a period touches, in order. */
+export function monthsOf(p: Period): string[] {
+  const out: string[] = [];
+  let [y, m] = p.from.slice(0, 7).split("-").map(Number);
+  const [ty, tm] = p.to.slice(0, 7).split("-").map(Number);
+  while (y < ty || (y === ty && m <= tm)) {
+    out.push(`${String(y).padStart(4, "0")}-${String(m).padStart(2, "0")}`);
+    m++;
+    if (m > 12) [y, m] = [y + 1, 1];
+  }
+  return out;
+}
+
+/** Mastercard's Excessive Chargeback Program floors, in chargebacks a month per merchant. */
+export const ECP_FLOORS = { excessive: 100, highExcessive: 300 } as const;
