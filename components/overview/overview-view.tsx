@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useQueryStates } from "nuqs";
+import { useState } from "react";
 import { Bar, BarChart, CartesianGrid, Cell, Legend, Pie, PieChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { ErrorState } from "@/components/data-table/states";
 import { useDeadlines } from "@/components/disputes/deadline-context";
@@ -13,7 +14,7 @@ import { findReasonCode, REASON_CATEGORIES } from "@/lib/domain/reason-codes";
 import { ECP_FLOORS, monthsOf } from "@/lib/domain/periods";
 import { OVERVIEW_FILTERS, overviewParsers, periods } from "@/lib/url-state/overview";
 import { ChartFigure, NumbersTable } from "./chart-figure";
-import { type ChargebackGroup, type EcpMonth, fetchOverview, type PreArbitrationGroup, type Summary } from "./summary-api";
+import { type ChargebackGroup, type EcpMonth, fetchOverview, type Overview, type OverviewAnswer, type PreArbitrationGroup, type Summary } from "./summary-api";
 
 const nf = new Intl.NumberFormat("en");
 const pct = new Intl.NumberFormat("en", { style: "percent", maximumFractionDigits: 1 });
@@ -34,13 +35,23 @@ function change(now: number, before: number): string {
  * Excessive Chargeback Program counts. Every number comes from the summary API (CONTRACT 9),
  * aggregated by the database; each chart has a table of its numbers.
  */
-export function OverviewView({ shops }: { shops: string[] }) {
+export function OverviewView({ shops, first }: { shops: string[]; first?: OverviewAnswer }) {
   const [view, setView] = useQueryStates(overviewParsers, { history: "push" });
   const { today } = useDeadlines();
   // The parsers only let calendar dates through, and the default period ends today: always defined.
   const { current, previous } = periods(view, today)!;
   const body = { ...(view.shops?.length ? { shop_codes: view.shops } : {}), file_date_from: current.from, file_date_to: current.to };
-  const answer = useQuery({ queryKey: ["overview", body], queryFn: ({ signal }) => fetchOverview(body, signal), retry: retryTransient });
+  // The page's own answer, when it was read for this very request (the URL's period and shops).
+  const [initial] = useState(() => (first ? { request: JSON.stringify(first.request), data: JSON.parse(first.json) as Overview, at: Date.now() } : undefined));
+  const matches = initial?.request === JSON.stringify(body);
+  const answer = useQuery({
+    queryKey: ["overview", body],
+    queryFn: ({ signal }) => fetchOverview(body, signal),
+    retry: retryTransient,
+    staleTime: 60_000,
+    initialData: matches ? initial.data : undefined,
+    initialDataUpdatedAt: matches ? initial.at : undefined,
+  });
   const data = answer.data;
   const gridLink = (extra: Record<string, string>) => `/chargebacks?${new URLSearchParams({ from: current.from, to: current.to, ...(view.shops?.length ? { shops: view.shops.join(",") } : {}), ...extra })}`;
 

@@ -54,6 +54,18 @@ export interface Overview {
   excessive_chargebacks: EcpMonth[];
 }
 
-export function fetchOverview(body: { shop_codes?: string[]; file_date_from: string; file_date_to: string }, signal?: AbortSignal) {
+export type OverviewRequestBody = {
+  shop_codes?: string[];
+  file_date_from: string;
+  file_date_to: string;
+};
+
+/** An answer read while the page rendered, for the request it answers (the text, parsed as a fetch would). */
+export interface OverviewAnswer {
+  request: OverviewRequestBody;
+  json: string;
+}
+
+export function fetchOverview(body: OverviewRequestBody, signal?: AbortSignal) {
   return postApi<Overview>("/api/overview", body, signal);
 }
