@@ -37,6 +37,62 @@ test.describe("Overview", () => {
     await expect(page).toHaveURL(new RegExp(`/chargebacks\\?from=${RANGE.from}&to=${RANGE.to}&shops=${shop}`));
   });
 
+  test("every table shows the numbers of POST /api/overview, for each period", async ({ page }) => {
+    await signIn(page, USERS.merchant, `/overview?from=${RANGE.from}&to=${RANGE.to}`);
+    const ask = (from: string, to: string) =>
+      page.evaluate(
+        async (body) => (await fetch("/api/overview", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) })).json(),
+        { file_date_from: from, file_date_to: to },
+      );
+    const answer = await ask(RANGE.from, RANGE.to);
+    const rows = async (id: string) => {
+      const figure = page.getByTestId(`chart-${id}`);
+      return figure.locator("table tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td, th")].map((c) => (c.textContent ?? "").trim())));
+    };
+    const nf = (n: number) => n.toLocaleString("en");
+    type Group = { key: Record<string, string | number>; count: number; reversals: number };
+    const top = (groups: Group[], dim: string) =>
+      groups
+        .map((g) => [String(g.key[dim]), g.count - g.reversals] as const)
+        .filter(([, n]) => n > 0)
+        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+        .slice(0, 10)
+        .map(([v, n]) => [v, nf(n)]);
+    await expect.poll(() => rows("top-shops")).toEqual(top(answer.by_shop.groups, "shop_code"));
+    expect(await rows("top-merchants")).toEqual(top(answer.by_merchant.groups, "merchant_id"));
+    expect(await rows("ecp")).toEqual(
+      answer.excessive_chargebacks.map((m: { month: string; top_merchant: string | null; top_count: number; at_excessive: number; at_high_excessive: number }) => [
+        m.month,
+        m.top_merchant ?? "—",
+        nf(m.top_count),
+        nf(m.at_excessive),
+        nf(m.at_high_excessive),
+      ]),
+    );
+    const cb = answer.chargebacks.groups[0];
+    await expect(page.getByTestId("headline-chargebacks")).toContainText(nf(cb.count - cb.reversals));
+    await expect(page.getByTestId("headline-cases")).toContainText(nf(answer.pre_arbitrations.groups[0].count));
+
+    // Another period.
+    await page.goto(`/overview?from=2026-01-06&to=2026-02-28`);
+    const feb = await ask("2026-01-06", "2026-02-28");
+    await expect(page.getByTestId("overview-period")).toContainText("2026-01-06 to 2026-02-28 (54 days)");
+    const fcb = feb.chargebacks.groups[0];
+    await expect(page.getByTestId("headline-chargebacks")).toContainText(nf(fcb.count - fcb.reversals));
+  });
+
+  test("without dates shows the 90 days up to the browser's today, which the server cannot know", async ({ page }) => {
+    // The browser's clock says 2026-02-06 (BROWSER_TODAY); the server's own date differs, so the
+    // figures read with the page do not fit and the page asks the API for the browser's period.
+    await signIn(page, USERS.merchant, "/overview");
+    await expect(page.getByTestId("overview-period")).toContainText("2025-11-09 to 2026-02-06 (90 days)");
+    const expected = await testDb().get<{ n: number }>(
+      "select sum(case when rev_indicator = 'R' then 0 else 1 end) as n from chargebacks where shop_code in (?, ?) and file_date between ? and ?",
+      [...USERS.merchant.access, "2025-11-09", "2026-02-06"],
+    );
+    await expect(page.getByTestId("headline-chargebacks")).toContainText(Number(expected.n).toLocaleString("en"));
+  });
+
   test("is readable on a phone and when printed", async ({ page }) => {
     await page.setViewportSize({ width: 390, height: 844 });
     await signIn(page, USERS.merchant, `/overview?from=${RANGE.from}&to=${RANGE.to}`);
