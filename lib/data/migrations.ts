@@ -157,16 +157,11 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           // The server writes a nonce on every signed request and a session at every sign-in.
           // On SQLite they move to a database of their own (attached as "state", see db.ts), so
           // an import holding the records' write lock for a whole file never makes them wait.
-          for (const [table, ddl] of [
-            ["used_nonces", sql`(shop_code text not null, nonce text not null, used_at integer not null, primary key (shop_code, nonce))`],
-            ["sessions", sql`(token_hash text primary key, user_id integer not null, created_at integer not null, expires_at integer not null)`],
-          ] as const) {
-            await sql`create table if not exists state.${sql.id(table)} ${ddl}`.execute(db);
+          await createStateTables(db);
+          for (const table of ["used_nonces", "sessions"]) {
             await sql`insert or ignore into state.${sql.id(table)} select * from main.${sql.id(table)}`.execute(db);
             await sql`drop table main.${sql.id(table)}`.execute(db);
           }
-          await sql`create index if not exists state.ix_used_nonces_used_at on used_nonces (used_at)`.execute(db);
-          await sql`create index if not exists state.ix_sessions_expires on sessions (expires_at)`.execute(db);
         }
       },
     },
@@ -217,8 +212,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           await sql`create table login_throttle (key text primary key, attempts bigint not null, window_start bigint not null)`.execute(db);
           await sql`create table rate_buckets (credential text primary key, tokens double precision not null, updated_ms bigint not null, taken boolean not null)`.execute(db);
         } else {
-          await sql`create table if not exists state.login_throttle (key text primary key, attempts integer not null, window_start integer not null)`.execute(db);
-          await sql`create table if not exists state.rate_buckets (credential text primary key, tokens real not null, updated_ms integer not null, taken integer not null)`.execute(db);
+          await createStateTables(db);
         }
       },
     },
@@ -287,6 +281,24 @@ function migrations(dialect: Dialect): Record<string, Migration> {
   };
 }
 
+/**
+ * SQLite's state database (attached as "state", see db.ts): nonces, sessions and throttles, which
+ * are disposable. Its tables are declared here once and created when missing at every open, so a
+ * state file that was lost or left behind in a copy is simply started afresh.
+ */
+const STATE_TABLES = [
+  sql`create table if not exists state.used_nonces (shop_code text not null, nonce text not null, used_at integer not null, primary key (shop_code, nonce))`,
+  sql`create index if not exists state.ix_used_nonces_used_at on used_nonces (used_at)`,
+  sql`create table if not exists state.sessions (token_hash text primary key, user_id integer not null, created_at integer not null, expires_at integer not null)`,
+  sql`create index if not exists state.ix_sessions_expires on sessions (expires_at)`,
+  sql`create table if not exists state.login_throttle (key text primary key, attempts integer not null, window_start integer not null)`,
+  sql`create table if not exists state.rate_buckets (credential text primary key, tokens real not null, updated_ms integer not null, taken integer not null)`,
+];
+
+async function createStateTables(db: Kysely<unknown>): Promise<void> {
+  for (const statement of STATE_TABLES) await statement.execute(db);
+}
+
 class InlineProvider implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}
   async getMigrations() {
@@ -304,4 +316,5 @@ export async function migrateToLatest(db: Kysely<unknown>, dialect: Dialect): Pr
     const reason = error instanceof Error ? error.message : String(error ?? "unknown error");
     throw new Error(`database migration ${failed?.migrationName ?? ""} failed: ${reason}`, { cause: error });
   }
+  if (dialect === "sqlite") await createStateTables(db);
 }
