@@ -86,7 +86,9 @@ export class WebhookDispatcher {
       }
       this.noteProblem("");
     } catch (err) {
-      this.noteProblem(isDatabaseUnavailable(err) || (err as { code?: unknown }).code === "SQLITE_BUSY" ? "database unavailable" : "error", err);
+      // SQLite: an import holds the write lock; its events come once it commits.
+      if ((err as { code?: unknown }).code === "SQLITE_BUSY") log.debug("webhook dispatcher: the database is locked by an import; trying again");
+      else this.noteProblem(isDatabaseUnavailable(err) ? "database unavailable" : "error", err);
     } finally {
       this.ticking = false;
       this.schedule(POLL_MS);

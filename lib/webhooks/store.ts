@@ -35,6 +35,9 @@ interface ClaimRow {
  */
 export async function claimDue(db: Kysely<Database>, dialect: Dialect, opts: { now: number; leaseUntil: number; token: string; limit: number; busyEndpoints: readonly string[] }): Promise<ClaimedDelivery[]> {
   const { now, leaseUntil, token, limit } = opts;
+  // Most polls find nothing due: a read answers that without taking SQLite's write lock.
+  const due = await db.selectFrom("webhook_deliveries").select("id").where("state", "=", "pending").where("next_attempt_at", "<=", now).limit(1).executeTakeFirst();
+  if (!due) return [];
   const busy = [...opts.busyEndpoints];
   const eligible = sql`state = 'pending' and next_attempt_at <= ${now} and (claimed_until is null or claimed_until < ${now})`;
   const query =
