@@ -20,6 +20,7 @@ export const ATTEMPT_TIMEOUT_MS = 10_000;
 const LEASE_MARGIN_MS = 5_000;
 const POLL_MS = 1_000;
 const MAX_IN_FLIGHT = 16;
+const POOL_MAX = 2;
 
 interface Sent {
   delivery: ClaimedDelivery;
@@ -55,7 +56,8 @@ export class WebhookDispatcher {
 
   private async database(): Promise<Db> {
     if (this.db) return this.db;
-    this.opening ??= openDatabase(this.url).then(
+    // A small pool of its own on PostgreSQL: the server's pool stays the requests'.
+    this.opening ??= openDatabase(this.url, { poolMax: POOL_MAX }).then(
       (db) => {
         // SQLite: an import holds the write lock for a whole file; a claim then fails at once and
         // is tried at the next poll, instead of blocking the server's event loop while it waits.
@@ -179,14 +181,20 @@ export class WebhookDispatcher {
   async stop(timeoutMs: number): Promise<void> {
     this.stopping = true;
     clearTimeout(this.timer);
-    while (this.ticking) await new Promise((r) => setTimeout(r, 10));
-    const all = Promise.all([...this.inFlight.values()].map((f) => f.done));
-    const timedOut = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
-    const clean = await Promise.race([all.then(() => true), timedOut]);
-    if (!clean) {
+    const drained = (async () => {
+      // A claim under way may still launch what it claimed: wait for it, then for the attempts.
+      while (this.ticking) await sleep(10);
+      await Promise.all([...this.inFlight.values()].map((f) => f.done));
+    })();
+    if (!(await within(drained, timeoutMs))) {
       for (const f of this.inFlight.values()) f.abort.abort();
-      await all;
+      await within(drained, 1_000);
     }
+    // Never holds the shutdown up for long, even when the database hangs.
+    await within(this.close(), 2_000);
+  }
+
+  private async close() {
     const db = this.db ?? (await this.opening?.catch(() => undefined));
     if (!db) return;
     try {
@@ -197,6 +205,11 @@ export class WebhookDispatcher {
     await db.close().catch(() => {});
   }
 }
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+/** True when `work` settled within `ms`. */
+const within = (work: Promise<unknown>, ms: number) => Promise.race([work.then(() => true), sleep(ms).then(() => false)]);
 
 /** Why an attempt got no answer, without the URL's or the body's content. */
 function describeFailure(err: unknown): string {
