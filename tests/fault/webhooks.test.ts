@@ -1,180 +1,29 @@
-import crypto from "node:crypto";
-import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Db, openDatabase } from "@/lib/data/db";
-import { importColumns, type RecordKind } from "@/lib/domain/fields";
-import { type CliResult, runCli } from "../helpers/cli";
-import { backends, dropCreatedDatabases, tempDir } from "../helpers/db";
-import { MINIMAL_ROW } from "../helpers/import-rows";
+import { backends, dropCreatedDatabases } from "../helpers/db";
 import { startServer, type TestServer } from "../helpers/server";
+import { CLOCK_SLACK_MS, type Hit, POLL_SLACK_MS, RETRY, sleep, TIMEOUT_MS, until, must, WebhookWorld, writeFile } from "../helpers/webhooks";
 
 /**
  * Webhooks (CONTRACT 11) end to end, on every backend: endpoints made with the real admin command,
  * files loaded with the real import command, production servers (`npm start`'s process) sending,
  * and a real HTTP receiver on loopback that checks every signature the way the README's example
- * does. WEBHOOK_RETRY_SECONDS is 1,2: three attempts, one and two seconds apart.
+ * does (tests/helpers/webhooks.ts). WEBHOOK_RETRY_SECONDS is 1,2: three attempts, one and two
+ * seconds apart. A server that dies mid-attempt: webhooks-crash.test.ts.
  */
-
-const RETRY = [1, 2];
-const TIMEOUT_MS = 10_000;
-// A claim is made at most one poll (1 s) after a delivery becomes due.
-const POLL_SLACK_MS = 1_600;
-// The receiver notes a request once its body has arrived, a few ms after the sender started it.
-const CLOCK_SLACK_MS = 100;
 
 afterAll(dropCreatedDatabases);
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, ms = 8_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms / 1000} s`);
-    await sleep(50);
-  }
-}
-
-function must(result: CliResult, what: string): CliResult {
-  if (result.code !== 0) throw new Error(`${what} failed (${result.code}):\n${result.stdout}\n${result.stderr}`);
-  return result;
-}
-
-// ---- The receiver
-
-type Behaviour = "ok" | "fail-once" | "hang-once" | "always-500";
-
-interface Hit {
-  path: string;
-  at: number;
-  body: string;
-  contentType: string | undefined;
-  /** the signature checked against the endpoint's secret, within 300 s */
-  signed: boolean;
-  event: { id: string; type: string; created: number; data: { file_date: string; shop_codes: string[]; count: number } };
-}
-
-/** Verifies Dispute-Signature as a receiver should: HMAC of "<t>.<raw body>", constant-time, 300 s tolerance. */
-function signatureValid(header: string | undefined, body: string, secret: string): boolean {
-  const parts = Object.fromEntries((header ?? "").split(",").map((p) => p.split("=", 2) as [string, string]));
-  const t = Number(parts.t);
-  if (!/^\d+$/.test(parts.t ?? "") || !/^[0-9a-f]{64}$/.test(parts.v1 ?? "")) return false;
-  if (Math.abs(Date.now() / 1000 - t) > 300) return false;
-  const expected = crypto.createHmac("sha256", secret).update(`${parts.t}.${body}`).digest();
-  return crypto.timingSafeEqual(expected, Buffer.from(parts.v1, "hex"));
-}
-
-class Receiver {
-  readonly hits: Hit[] = [];
-  private readonly behaviours = new Map<string, Behaviour>();
-  private readonly secrets = new Map<string, string>();
-  private readonly seen = new Map<string, number>();
-  private server!: http.Server;
-  url = "";
-
-  async start() {
-    this.server = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => {
-        const body = Buffer.concat(chunks).toString("utf8");
-        const route = req.url ?? "";
-        const event = JSON.parse(body) as Hit["event"];
-        const header = req.headers["dispute-signature"];
-        this.hits.push({
-          path: route,
-          at: Date.now(),
-          body,
-          contentType: req.headers["content-type"],
-          signed: signatureValid(typeof header === "string" ? header : undefined, body, this.secrets.get(route) ?? "-"),
-          event,
-        });
-        const key = `${route} ${event.id}`;
-        const nth = (this.seen.get(key) ?? 0) + 1;
-        this.seen.set(key, nth);
-        const behaviour = this.behaviours.get(route) ?? "ok";
-        if (behaviour === "hang-once" && nth === 1) return; // never answers
-        res.statusCode = behaviour === "always-500" || (behaviour === "fail-once" && nth === 1) ? 500 : 200;
-        res.end();
-      });
-    });
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  route(route: string, secret: string, behaviour: Behaviour = "ok") {
-    this.secrets.set(route, secret);
-    this.behaviours.set(route, behaviour);
-  }
-
-  at(route: string): Hit[] {
-    return this.hits.filter((h) => h.path === route);
-  }
-
-  async stop() {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-}
-
-// ---- Files
-
-let files: string;
-let seq = 0;
-
-/** An acquirer file of `kind` with `n` records of each named shop; `broken` adds an invalid row. */
-function writeFile(name: string, kind: RecordKind, shops: Record<string, number>, broken = false): string {
-  const columns = importColumns(kind);
-  const lines = [columns.join(",")];
-  for (const [shop, n] of Object.entries(shops)) {
-    for (let i = 0; i < n; i++) {
-      const row: Record<string, string> = { ...MINIMAL_ROW[kind], shop_code: shop, acq_ref_nr: `ARN-${++seq}` };
-      lines.push(columns.map((c) => row[c] ?? "").join(","));
-    }
-  }
-  if (broken) {
-    const row: Record<string, string> = { ...MINIMAL_ROW[kind], chb_amount: "lots", amount: "lots" };
-    lines.push(columns.map((c) => row[c] ?? "").join(","));
-  }
-  const file = path.join(files, name);
-  fs.writeFileSync(file, `${lines.join("\n")}\n`);
-  return file;
-}
-
-beforeAll(() => {
-  files = tempDir("disputes-webhook-files-");
-});
-
 describe.each(backends)("webhooks on $name", (backend) => {
-  let env: Record<string, string>;
-  let receiver: Receiver;
-  let db: Db;
+  const world = new WebhookWorld();
+  const { ids, receiver } = world;
   const servers: TestServer[] = [];
-  const ids: Record<string, string> = {};
   let importedAt = 0;
-
-  const admin = (args: string[]) => runCli("admin.ts", args, env);
-  const importFiles = (...paths: string[]) => runCli("import.ts", paths, env);
-
-  /** Registers an endpoint for `shop` at the receiver's `route` with the real command. */
-  async function addEndpoint(shop: string, route: string, behaviour: Behaviour = "ok") {
-    const out = must(await admin(["webhook", "add", shop, `${receiver.url}${route}`]), `webhook add ${shop}`).stdout;
-    const id = /webhook (we_[0-9a-f]+) added/.exec(out)?.[1];
-    const secret = /(whsec_\S+)/.exec(out)?.[1];
-    expect(id).toBeDefined();
-    expect(secret!.length).toBeGreaterThanOrEqual("whsec_".length + 32);
-    receiver.route(route, secret!, behaviour);
-    ids[route] = id!;
-  }
-
-  const deliveries = async (route: string) =>
-    db.db.selectFrom("webhook_deliveries").selectAll().where("endpoint_id", "=", ids[route]).orderBy("id").execute();
-  const attempts = async (route: string) =>
-    db.db.selectFrom("webhook_attempts").selectAll().where("endpoint_id", "=", ids[route]).orderBy("delivery_id").orderBy("attempt").execute();
+  const admin = (args: string[]) => world.admin(args);
+  const importFiles = (...paths: string[]) => world.importFiles(...paths);
+  const addEndpoint = world.addEndpoint.bind(world);
+  const deliveries = world.deliveries.bind(world);
+  const attempts = world.attempts.bind(world);
+  const db = () => world.db;
 
   async function listed(): Promise<Map<string, string[]>> {
     const out = must(await admin(["webhook", "list"]), "webhook list").stdout.trimEnd().split("\n");
@@ -183,17 +32,7 @@ describe.each(backends)("webhooks on $name", (backend) => {
   }
 
   beforeAll(async () => {
-    const url = await backend.create();
-    const keyDir = tempDir("disputes-webhook-key-");
-    env = { DATABASE_URL: url, APP_KEY_FILE: path.join(keyDir, "app.key"), RATE_LIMIT_PER_MINUTE: "0", WEBHOOK_RETRY_SECONDS: RETRY.join(","), SHUTDOWN_TIMEOUT_SECONDS: "5" };
-    receiver = new Receiver();
-    await receiver.start();
-    const shops = { wide: "wide,b", "solo-c": "solo-c", none: "none", gone: "gone,b", flaky: "flaky", hang: "hang", dead: "dead" };
-    const addShop = async ([shop, access]: [string, string]) => must(await admin(["shop", "add", shop, "--password", "webhook-test-pw", "--access", access]), `shop add ${shop}`);
-    // The first command creates the schema; the independent ones after it run together.
-    const [first, ...rest] = Object.entries(shops);
-    await addShop(first);
-    await Promise.all(rest.map(addShop));
+    await world.setUp(backend, { wide: "wide,b", "solo-c": "solo-c", none: "none", gone: "gone,b", flaky: "flaky", hang: "hang", dead: "dead" });
     await Promise.all([
       addEndpoint("wide", "/wide"),
       addEndpoint("wide", "/wide2"),
@@ -205,14 +44,12 @@ describe.each(backends)("webhooks on $name", (backend) => {
       addEndpoint("dead", "/dead", "always-500"),
     ]);
     must(await admin(["webhook", "remove", ids["/gone"]]), "webhook remove");
-    db = await openDatabase(url);
-    servers.push(await startServer(env));
+    servers.push(await startServer(world.env));
   });
 
   afterAll(async () => {
     await Promise.all(servers.map((s) => s.stop()));
-    await receiver?.stop();
-    await db?.close();
+    await world.tearDown();
   });
 
   it("refuses a URL that is not http(s) and an unknown shop; never lists a secret", async () => {
@@ -261,7 +98,7 @@ describe.each(backends)("webhooks on $name", (backend) => {
       expect(hit.event.id).toMatch(/^evt_[0-9a-f]{32}$/);
       expect(Math.abs(hit.event.created - importedAt / 1000)).toBeLessThan(30);
       // The stored body is the one sent, byte for byte.
-      const stored = await db.db.selectFrom("webhook_deliveries").select("body").where("event_id", "=", hit.event.id).executeTakeFirstOrThrow();
+      const stored = await db().db.selectFrom("webhook_deliveries").select("body").where("event_id", "=", hit.event.id).executeTakeFirstOrThrow();
       expect(stored.body).toBe(hit.body);
     }
     // One event per endpoint and file: ids differ between endpoints of the same shop too.
@@ -274,7 +111,7 @@ describe.each(backends)("webhooks on $name", (backend) => {
     expect(await deliveries("/none")).toEqual([]);
     expect(await deliveries("/gone")).toEqual([]);
     expect(receiver.hits.filter((h) => h.event.data.file_date === "2026-03-02")).toEqual([]);
-    expect((await db.db.selectFrom("webhook_deliveries").select("body").execute()).filter((d) => d.body.includes("2026-03-02"))).toEqual([]);
+    expect((await db().db.selectFrom("webhook_deliveries").select("body").execute()).filter((d) => d.body.includes("2026-03-02"))).toEqual([]);
     expect(receiver.at("/wide")).toHaveLength(2);
     expect(receiver.at("/c")).toHaveLength(1);
   });
@@ -337,7 +174,7 @@ describe.each(backends)("webhooks on $name", (backend) => {
     await sleep(1_200);
     expect(receiver.hits.filter((h) => h.event.data.file_date === "2026-03-03")).toEqual([]);
     expect((await deliveries("/wide")).filter((d) => d.state === "pending")).toHaveLength(1);
-    servers.push(await startServer(env));
+    servers.push(await startServer(world.env));
     await until("the stored events after the restart", () => receiver.hits.filter((h) => h.event.data.file_date === "2026-03-03").length >= 2);
     const sent = receiver.hits.filter((h) => h.event.data.file_date === "2026-03-03");
     expect(sent.map((h) => h.path).sort()).toEqual(["/wide", "/wide2"]);
@@ -345,7 +182,7 @@ describe.each(backends)("webhooks on $name", (backend) => {
   });
 
   it("two servers on one database send each attempt once", async () => {
-    servers.push(await startServer(env));
+    servers.push(await startServer(world.env));
     const many = Array.from({ length: 6 }, (_, i) => `/many-${i}`);
     // Each answers 500 the first time it sees an event: every event takes two attempts.
     await Promise.all(many.map((route) => addEndpoint("wide", route, "fail-once")));
@@ -368,7 +205,7 @@ describe.each(backends)("webhooks on $name", (backend) => {
       expect((await deliveries(route)).map((d) => d.state)).toEqual(["delivered", "delivered", "delivered"]);
       expect(await attempts(route)).toHaveLength(dates.length * 2);
     }
-    // Which instance sent what: both are listed in their logs (informative; either may send any).
+    // Every attempt is in one of the two servers' logs.
     const perServer = servers.map((s) => (s.output().match(/"msg":"webhook attempt"/g) ?? []).length);
     expect(perServer.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(expected);
   });
