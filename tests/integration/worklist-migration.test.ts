@@ -32,10 +32,10 @@ describe.each(backends)("migration 008_disputes on $name", (backend) => {
       await expectDisputesInStep(db);
       const kept = await snapshot();
       expect(kept.disputes.length).toBeGreaterThan(100);
-      // Back to the schema before 008: neither its tables nor its line in the migration log.
-      await sql`drop table disputes`.execute(db.db);
-      await sql`drop table dispute_counts`.execute(db.db);
-      await sql`delete from kysely_migration where name = '008_disputes'`.execute(db.db);
+      // Back to the schema before 008: neither its tables nor its line in the migration log, nor
+      // those of the migrations after it (009_webhooks), which Kysely runs again in order.
+      for (const table of ["webhook_attempts", "webhook_deliveries", "webhook_endpoints", "disputes", "dispute_counts"]) await sql`drop table ${sql.table(table)}`.execute(db.db);
+      await sql`delete from kysely_migration where name in ('008_disputes', '009_webhooks')`.execute(db.db);
       await db.close();
       db = await openDatabase(url);
       await expectDisputesInStep(db);
