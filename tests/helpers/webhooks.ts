@@ -43,7 +43,10 @@ export function must(result: CliResult, what: string): CliResult {
 
 // ---- The receiver
 
-export type Behaviour = "ok" | "fail-once" | "hang-once" | "always-500";
+export type Behaviour = "ok" | "fail-once" | "hang-once" | "always-500" | "slow";
+
+/** How long a "slow" route takes to answer 200. */
+export const SLOW_MS = 3_000;
 
 export interface Hit {
   path: string;
@@ -95,6 +98,10 @@ export class Receiver {
         this.seen.set(key, nth);
         const behaviour = this.behaviours.get(route) ?? "ok";
         if (behaviour === "hang-once" && nth === 1) return; // never answers
+        if (behaviour === "slow") {
+          setTimeout(() => res.end(), SLOW_MS);
+          return;
+        }
         res.statusCode = behaviour === "always-500" || (behaviour === "fail-once" && nth === 1) ? 500 : 200;
         res.end();
       });
