@@ -1,4 +1,7 @@
-/** Runs once when the server starts: bring the database schema up to date before any request. */
+/**
+ * Runs once when the server starts: bring the database schema up to date before any request, and
+ * in the production server (server/main.ts) start sending webhooks (lib/webhooks/dispatcher.ts).
+ */
 export async function register() {
   if (process.env.NEXT_RUNTIME === "nodejs") {
     const { getDb } = await import("@/lib/data/db");
@@ -6,5 +9,10 @@ export async function register() {
       // The server still starts; requests answer 503 until the database can be reached.
       console.error("database not ready at start:", err instanceof Error ? err.message : err);
     });
+    const { isProductionServer } = await import("@/lib/server-state");
+    if (isProductionServer()) {
+      const { startWebhookDispatcher } = await import("@/lib/webhooks/dispatcher");
+      startWebhookDispatcher();
+    }
   }
 }

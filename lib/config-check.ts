@@ -1,4 +1,4 @@
-import { authFailuresPerMinute, ConfigError, databaseTarget, flag, logLevel, loginLimits, rateLimitPerMinute, shutdownSettings, trustProxy, wholeNumber } from "@/lib/config";
+import { authFailuresPerMinute, ConfigError, databaseTarget, flag, logLevel, loginLimits, rateLimitPerMinute, shutdownSettings, trustProxy, webhookRetrySeconds, wholeNumber } from "@/lib/config";
 import { sessionTtlMs } from "@/lib/auth/sessions";
 import { sqliteReaderCount } from "@/lib/data/sqlite-readers";
 import { deadlineConfigFromEnv } from "@/lib/domain/deadlines";
@@ -38,6 +38,7 @@ const CHECKS: ((env: Env) => unknown)[] = [
     if (!parsed || parsed.origin !== origin) throw new ConfigError(`APP_ORIGIN must be an origin such as https://disputes.example.com, got ${JSON.stringify(origin)}`);
   },
   deadlineConfigFromEnv,
+  webhookRetrySeconds,
 ];
 
 /** The problems of this environment's settings, one message each; empty when all is well. */

@@ -63,6 +63,22 @@ export const shutdownSettings = (env: Env = process.env) => ({
   timeoutMs: wholeNumber("SHUTDOWN_TIMEOUT_SECONDS", 30, { min: 1, max: 3600 }, env) * 1000,
 });
 
+export const DEFAULT_WEBHOOK_RETRY_SECONDS = [60, 300, 1800, 7200, 18000, 36000, 86400];
+
+/**
+ * The delays before the 2nd, 3rd, ... attempt of a webhook delivery (CONTRACT 11): comma-separated
+ * whole seconds, each 1 to 2,592,000 (30 days), at most 50 of them; after the last the delivery fails.
+ */
+export function webhookRetrySeconds(env: Env = process.env): number[] {
+  const raw = env.WEBHOOK_RETRY_SECONDS;
+  if (raw === undefined || raw.trim() === "") return DEFAULT_WEBHOOK_RETRY_SECONDS;
+  const parts = raw.split(",").map((p) => p.trim());
+  if (parts.length > 50 || !parts.every((p) => /^\d{1,7}$/.test(p) && Number(p) >= 1 && Number(p) <= 2_592_000)) {
+    throw new ConfigError(`WEBHOOK_RETRY_SECONDS must be comma-separated whole seconds from 1 to 2592000 (at most 50), e.g. "60,300,1800", got ${JSON.stringify(raw)}`);
+  }
+  return parts.map(Number);
+}
+
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
 export function logLevel(env: Env = process.env): (typeof LOG_LEVELS)[number] {

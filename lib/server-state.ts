@@ -13,3 +13,19 @@ export function setDraining(): void {
 export function isDraining(): boolean {
   return shared.__drDraining === true;
 }
+
+const server = globalThis as unknown as { __drProductionServer?: boolean; __drWebhookDispatcher?: { stop(timeoutMs: number): Promise<void> } };
+
+/** Called by the production server before Next starts: only it sends webhooks (not `next dev`). */
+export function markProductionServer(): void {
+  server.__drProductionServer = true;
+}
+
+export function isProductionServer(): boolean {
+  return server.__drProductionServer === true;
+}
+
+/** The webhook dispatcher instrumentation.ts started in this process, for the shutdown to stop. */
+export function runningWebhookDispatcher(): { stop(timeoutMs: number): Promise<void> } | undefined {
+  return server.__drWebhookDispatcher;
+}

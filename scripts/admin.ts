@@ -4,6 +4,7 @@
  *   shop list
  *   user add <email> (--password <pw> | --password-stdin) --access <code>,<code>...
  *   user list
+ *   webhook add <shop_code> <url> | webhook list | webhook remove <id>
  * Bad input prints one line on stderr and exits 1; nothing is written then.
  */
 import readline from "node:readline";
@@ -11,6 +12,7 @@ import { AccountError, checkPassword, createShop, createUser, listShops, listUse
 import { checkShopCode } from "@/lib/auth/access";
 import { ConfigError } from "@/lib/config";
 import { isDatabaseUnavailable, openDatabase } from "@/lib/data/db";
+import { addEndpoint, checkEndpointUrl, type EndpointSummary, listEndpoints, removeEndpoint, WebhookError } from "@/lib/webhooks/endpoints";
 
 const USAGE = `usage: npm run admin -- <command>
 
@@ -22,6 +24,13 @@ const USAGE = `usage: npm run admin -- <command>
       creates a dashboard user
   user list
       lists users and their access lists
+  webhook add <shop_code> <url>
+      registers a webhook endpoint (http:// or https://) for a shop credential; its events cover
+      the shop's access list. Prints the endpoint id and its signing secret, once
+  webhook list
+      lists endpoints, their last delivery and failures in a row (never secrets)
+  webhook remove <id>
+      stops deliveries to an endpoint
 
   --password-stdin   read the password from the first line of standard input instead of --password
   Passwords are at least 8 characters. The database is the one DATABASE_URL names.`;
@@ -34,7 +43,7 @@ type Options = Map<string, string | true>;
 
 const VALUE_OPTIONS = new Set(["--password", "--access"]);
 const FLAG_OPTIONS = new Set(["--password-stdin"]);
-const COMMANDS = ["shop add", "shop list", "user add", "user list"];
+const COMMANDS = ["shop add", "shop list", "user add", "user list", "webhook add", "webhook list", "webhook remove"];
 
 function parseArgs(args: string[]): { positional: string[]; options: Options } {
   const positional: string[] = [];
@@ -101,6 +110,7 @@ async function main(argv: string[]): Promise<number> {
   const [entity, action, ...rest] = positional;
   const command = positional.slice(0, 2).join(" ");
   if (!COMMANDS.includes(command)) throw new UsageError(command ? `unknown command "${command}"` : "no command given");
+  if (entity === "webhook") return webhookCommand(action, rest, options);
   const adding = action === "add";
   const subject = entity === "shop" ? "shop code" : "e-mail address";
   if (adding && rest.length !== 1) throw new UsageError(`${command} takes exactly one ${subject}, got ${rest.length}`);
@@ -146,9 +156,49 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
+const ARITY: Record<string, [number, string]> = {
+  add: [2, "a shop code and a URL"],
+  list: [0, "no arguments"],
+  remove: [1, "one endpoint id"],
+};
+
+/** CONTRACT 11: webhook add <shop_code> <url> | webhook list | webhook remove <id>. */
+async function webhookCommand(action: string, args: string[], options: Options): Promise<number> {
+  const [count, what] = ARITY[action];
+  if (args.length !== count) throw new UsageError(`webhook ${action} takes ${what}, got ${args.length} argument${args.length === 1 ? "" : "s"}`);
+  for (const name of options.keys()) throw new UsageError(`${name} does not apply to webhook ${action}`);
+  if (action === "add") {
+    checkShopCode(args[0]);
+    checkEndpointUrl(args[1]);
+  }
+  const { db, close } = await openDatabase();
+  try {
+    if (action === "add") {
+      const endpoint = await addEndpoint(db, { shopCode: args[0], url: args[1] });
+      console.log(`webhook ${endpoint.id} added for shop ${endpoint.shopCode}: ${endpoint.url}`);
+      console.log(`signing secret (shown only now): ${endpoint.secret}`);
+    } else if (action === "remove") {
+      await removeEndpoint(db, args[0]);
+      console.log(`webhook ${args[0]} removed; nothing more is sent to it`);
+    } else {
+      const endpoints = await listEndpoints(db);
+      console.log(endpoints.length ? table([["ID", "SHOP", "URL", "STATE", "LAST DELIVERY", "FAILURES IN A ROW", "PENDING", "FAILED"], ...endpoints.map(endpointRow)]) : "no webhook endpoints");
+    }
+  } finally {
+    await close();
+  }
+  return 0;
+}
+
+function endpointRow(e: EndpointSummary): string[] {
+  const when = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const last = e.last ? `${when(e.last.at)} ${e.last.delivered ? "delivered" : "failed"} (${e.last.status ?? e.last.error})` : "never";
+  return [e.id, e.shopCode, e.url, e.removedAt === null ? "active" : `removed ${when(e.removedAt)}`, last, String(e.failuresInRow), String(e.pending), String(e.failed)];
+}
+
 function describeError(err: unknown): string {
   if (err instanceof UsageError) return err.message + HINT;
-  if (err instanceof AccountError || err instanceof ConfigError) return err.message;
+  if (err instanceof AccountError || err instanceof ConfigError || err instanceof WebhookError) return err.message;
   if (isDatabaseUnavailable(err)) {
     const code = (err as { code?: unknown }).code;
     return `the database cannot be reached${typeof code === "string" ? ` (${code})` : ""}; check DATABASE_URL`;

@@ -7,7 +7,7 @@
  *   a proxy in front of us sets it (a client-sent header is otherwise dropped, never believed);
  * - browser safety headers and a per-request Content-Security-Policy nonce (security-headers.ts);
  * - one JSON access line when the answer is done (method, path, status, duration, principal);
- * - a graceful shutdown on SIGTERM/SIGINT (shutdown below);
+ * - a graceful shutdown on SIGTERM/SIGINT (shutdown below), webhook deliveries in flight included;
  * - configuration checked before anything starts, failing with one clear line.
  *
  * Built into .worker/server.cjs by scripts/build-worker.mjs (run by `next build`).
@@ -19,7 +19,7 @@ import next from "next";
 import { shutdownSettings, trustProxy, wholeNumber } from "@/lib/config";
 import { configurationProblems } from "@/lib/config-check";
 import { errorFields, log, requestContexts, type RequestContext } from "@/lib/log";
-import { setDraining } from "@/lib/server-state";
+import { markProductionServer, runningWebhookDispatcher, setDraining } from "@/lib/server-state";
 import { applySecurityHeaders } from "./security-headers";
 
 const ROOT = path.resolve(__dirname, "..");
@@ -68,6 +68,8 @@ async function main() {
   const behindProxy = trustProxy();
   const shutdown = shutdownSettings();
 
+  // instrumentation.ts starts the webhook dispatcher in this server only.
+  markProductionServer();
   const app = next({ dev: false, dir: ROOT, hostname, port });
   const handle = app.getRequestHandler();
   await app.prepare();
@@ -130,6 +132,8 @@ async function main() {
     draining = true;
     setDraining();
     log.info({ signal, in_flight: inFlight, delay_ms: shutdown.delayMs }, "shutting down: readiness now answers 503");
+    // Webhooks: nothing more is claimed; attempts in flight may finish within the timeout.
+    const webhooksStopped = runningWebhookDispatcher()?.stop(shutdown.delayMs + shutdown.timeoutMs).catch((err: unknown) => log.warn(errorFields(err), "stopping the webhook dispatcher failed"));
     // Load balancers that poll readiness stop sending new work during the delay.
     if (shutdown.delayMs > 0) await new Promise((r) => setTimeout(r, shutdown.delayMs));
     server.close();
@@ -141,6 +145,7 @@ async function main() {
       log.warn({ in_flight: inFlight, timeout_ms: shutdown.timeoutMs }, "shutdown timeout: cutting off the requests still running");
       server.closeAllConnections();
     }
+    await webhooksStopped;
     await closeResources();
     log.info({ clean }, "stopped");
     process.exit(0);

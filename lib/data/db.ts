@@ -73,7 +73,7 @@ export function stateFileOf(file: string): string {
   return path.join(path.dirname(file), `${path.basename(file, ext)}.state${ext || ".sqlite"}`);
 }
 
-function postgresDb(url: string, server: boolean): Kysely<Database> {
+function postgresDb(url: string, server: boolean, poolMax?: number): Kysely<Database> {
   const pool = new pg.Pool({
     connectionString: url,
     // The server writes only nonces and sessions. Their commits need not wait for the disk: a
@@ -81,7 +81,7 @@ function postgresDb(url: string, server: boolean): Kysely<Database> {
     // would be accepted once; a fresh session would have to sign in again), while every signed
     // request saves a disk flush. The commands, which write records, keep the default.
     ...(server ? { options: "-c synchronous_commit=off" } : {}),
-    max: Number(process.env.PG_POOL_MAX || 10),
+    max: poolMax ?? Number(process.env.PG_POOL_MAX || 10),
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30_000,
     // BIGINT values here (ids, minor units, epoch ms) stay below 2^53, so numbers are exact.
@@ -122,11 +122,12 @@ export async function analyze(db: Db): Promise<void> {
  * Opens the database that DATABASE_URL (or `url`) names and brings its schema up to date.
  * `readers`: reader threads for a SQLite database (the server's; commands read on their own thread).
  * `server`: the connection of `next start`, which writes only nonces and sessions.
+ * `poolMax`: PostgreSQL connections of this handle (default PG_POOL_MAX).
  */
-export async function openDatabase(url?: string, opts: { readers?: number; server?: boolean } = {}): Promise<Db> {
+export async function openDatabase(url?: string, opts: { readers?: number; server?: boolean; poolMax?: number } = {}): Promise<Db> {
   const target = databaseTarget(url);
   const sqlite = target.kind === "sqlite" ? sqliteDb(target.file) : undefined;
-  const db = sqlite ? sqlite.db : postgresDb((target as { url: string }).url, opts.server ?? false);
+  const db = sqlite ? sqlite.db : postgresDb((target as { url: string }).url, opts.server ?? false, opts.poolMax);
   const dialect: Dialect = target.kind;
   try {
     await migrateToLatest(db as unknown as Kysely<unknown>, dialect);

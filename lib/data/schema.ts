@@ -193,6 +193,50 @@ export interface RecordSumTable {
   reversal_amount: Int;
 }
 
+/** A webhook endpoint of a shop credential (CONTRACT 11, migration 009). */
+export interface WebhookEndpointTable {
+  /** "we_" + random hex */
+  id: string;
+  shop_code: string;
+  url: string;
+  /** AES-256-GCM ciphertext of the signing secret (lib/auth/secrets.ts), bound to "webhook:<id>" */
+  secret_enc: string;
+  created_at: Int;
+  /** set by `webhook remove`: no new events, pending ones cancelled */
+  removed_at: Int | null;
+}
+
+/** One event for one endpoint and its delivery state (lib/webhooks). */
+export interface WebhookDeliveryTable {
+  id: Generated<number>;
+  /** "evt_" + random hex, the body's id */
+  event_id: string;
+  endpoint_id: string;
+  type: string;
+  /** the JSON body exactly as it is sent */
+  body: string;
+  created_at: Int;
+  state: "pending" | "delivered" | "failed" | "cancelled";
+  /** attempts claimed so far (the number of the attempt in flight while claimed) */
+  attempts: Int;
+  next_attempt_at: Int;
+  /** while an instance sends it: the lease's end; a lease past its end may be claimed again */
+  claimed_until: Int | null;
+  claim_token: string | null;
+}
+
+/** Every attempt to deliver (lib/webhooks). */
+export interface WebhookAttemptTable {
+  delivery_id: Int;
+  attempt: Int;
+  endpoint_id: string;
+  at: Int;
+  /** the HTTP status answered, or null when there was none (then error says why) */
+  status: Int | null;
+  error: string | null;
+  duration_ms: Int;
+}
+
 export interface Database {
   disputes: DisputeTable;
   dispute_counts: DisputeCountTable;
@@ -208,6 +252,9 @@ export interface Database {
   used_nonces: UsedNonceTable;
   login_throttle: LoginThrottleTable;
   rate_buckets: RateBucketTable;
+  webhook_endpoints: WebhookEndpointTable;
+  webhook_deliveries: WebhookDeliveryTable;
+  webhook_attempts: WebhookAttemptTable;
 }
 
 export type RecordTable = "chargebacks" | "pre_arbitrations";

@@ -9,6 +9,7 @@ import { addFileToRecordCounts } from "@/lib/data/record-counts";
 import { addFileToRecordSums } from "@/lib/data/record-sums";
 import { type Database, RECORD_TABLES } from "@/lib/data/schema";
 import { FIELDS_BY_KIND } from "@/lib/domain/fields";
+import { addFileEvents } from "@/lib/webhooks/events";
 import { FILE_NAME_RULE, type FileName, parseFileName } from "./file-name";
 import { rowWriter } from "./insert-rows";
 import { checkedBatches } from "./parallel-rows";
@@ -228,5 +229,7 @@ async function loadFile(db: Db, trx: Kysely<Database>, file: string, target: Tar
   await addFileToRecordCounts(trx, db.dialect, target.kind, target.fileDate, perShop);
   await addFileToRecordSums(trx, db.dialect, target.kind, target.fileDate, firstId, nextId - 1);
   await refreshDisputes(trx, db.dialect, target.kind, firstId, nextId - 1);
+  // Last, so the events exist exactly when the records do (CONTRACT 11).
+  await addFileEvents(trx, target.kind, target.fileDate, perShop);
   return count;
 }

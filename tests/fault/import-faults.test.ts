@@ -123,8 +123,8 @@ const canonical = (row: Record<string, unknown>) =>
 /**
  * Row count and SHA-256 of the sorted rows of every table of the database. `without`: leaves out
  * what an import of that file adds (its records and summary rows by date, its imported_files
- * row by name, record_sums of its day and by month, record_shops, whose totals it raises, and the
- * disputes its records name, with their counts), to compare everything else.
+ * row by name, record_sums of its day and by month, record_shops, whose totals it raises, the
+ * disputes its records name, with their counts, and its webhook events), to compare everything else.
  */
 async function snapshot(db: Db, without?: { name: string; fileDate: string }): Promise<Snapshot> {
   const out: Snapshot = {};
@@ -136,6 +136,7 @@ async function snapshot(db: Db, without?: { name: string; fileDate: string }): P
       if (table === "record_shops" || table === "disputes" || table === "dispute_counts") continue;
       if (table === "chargebacks" || table === "pre_arbitrations" || table === "record_counts") where = sql`where file_date <> ${without.fileDate}`;
       if (table === "imported_files") where = sql`where name <> ${without.name}`;
+      if (table === "webhook_deliveries") where = sql`where body not like ${`%"file_date":"${without.fileDate}"%`}`;
       // record_sums: the file's day rows; month rows are written when a month closes, which a
       // later file does for every shop at once (their agreement is checked in expectRecordCountsInStep).
       if (table === "record_sums") where = sql`where grain = 'day' and period <> ${without.fileDate}`;
@@ -279,6 +280,10 @@ describe.skipIf(!onLinux).each(backends)("import faults on $name", (backend) => 
     const url = env.DATABASE_URL;
     const bigName = path.basename(files.big);
     const smallName = path.basename(files.small);
+    // A webhook endpoint that sees every shop: each committed file gets its event (CONTRACT 11),
+    // in the file's transaction, so the killed file must leave none. No server runs to send them.
+    must(await runCli("admin.ts", ["shop", "add", READER.shop, "--password", READER.password, "--access", READER.access.join(",")], env), "admin shop add");
+    must(await runCli("admin.ts", ["webhook", "add", READER.shop, "http://127.0.0.1:9/never-called"], env), "admin webhook add");
 
     // The command loads a small file, then the large one: the small file's commit is the state
     // "before the large file", and on SQLite it sits in the write-ahead log when the command dies.
@@ -342,6 +347,9 @@ describe.skipIf(!onLinux).each(backends)("import faults on $name", (backend) => 
     const names = await withDb(url, async (fresh) => (await fresh.db.selectFrom("imported_files").select("name").execute()).map((r) => r.name));
     expect(names).toContain(smallName);
     expect(names).not.toContain(bigName);
+    const events = (fresh: Db) => fresh.db.selectFrom("webhook_deliveries").select("body").execute();
+    expect((await withDb(url, events)).map((e) => JSON.parse(e.body).data.file_date)).toContain(SMALL_DATE);
+    expect((await withDb(url, events)).map((e) => JSON.parse(e.body).data.file_date)).not.toContain(BIG_DATE);
 
     // The next run loads the file whole.
     const t1 = Date.now();
@@ -356,6 +364,9 @@ describe.skipIf(!onLinux).each(backends)("import faults on $name", (backend) => 
       expect(Number(own.n)).toBe(RECORDS);
       // Everything else unchanged; the summaries and ids in step with the rows.
       expect(await snapshot(fresh, { name: bigName, fileDate: BIG_DATE })).toEqual(beforeKept);
+      // The committed file has its one event, with every record counted.
+      const bigEvents = (await events(fresh)).map((e) => JSON.parse(e.body)).filter((e) => e.data.file_date === BIG_DATE);
+      expect(bigEvents.map((e) => [e.type, e.data.count])).toEqual([["chargebacks.imported", RECORDS]]);
       await expectDenseIds(fresh);
       await expectRecordCountsInStep(fresh);
     });

@@ -206,6 +206,8 @@ describe("configuration checked at start", () => {
     [{ TRUST_PROXY: "maybe" }, /TRUST_PROXY must be true or false/],
     [{ DATABASE_URL: "mysql://x" }, /DATABASE_URL must be/],
     [{ LOG_LEVEL: "loud" }, /LOG_LEVEL must be one of/],
+    [{ WEBHOOK_RETRY_SECONDS: "60,0,300" }, /WEBHOOK_RETRY_SECONDS must be comma-separated whole seconds/],
+    [{ WEBHOOK_RETRY_SECONDS: "1m" }, /WEBHOOK_RETRY_SECONDS must be comma-separated whole seconds/],
   ])("refuses to start with %o, in one clear line", async (bad, message) => {
     const result = await startWith(bad);
     expect(result.code).toBe(1);

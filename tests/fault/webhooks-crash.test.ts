@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backends, dropCreatedDatabases } from "../helpers/db";
+import { startServer, type TestServer } from "../helpers/server";
+import { CLOCK_SLACK_MS, POLL_SLACK_MS, SLOW_MS, until, must, WebhookWorld, writeFile } from "../helpers/webhooks";
+
+/**
+ * A server that stops in the middle of a webhook attempt (CONTRACT 11, at least once): on SIGTERM
+ * it lets the attempt finish and records it; killed, its claim's lease (the 10 s timeout and a 5 s
+ * margin) expires and another server sends the event again, as the next attempt. Beside
+ * webhooks.test.ts so that the two wait in parallel.
+ */
+
+afterAll(dropCreatedDatabases);
+
+describe.each(backends)("webhooks on $name, a server killed mid-attempt", (backend) => {
+  const world = new WebhookWorld();
+  const { receiver } = world;
+  const servers: TestServer[] = [];
+
+  beforeAll(async () => {
+    await world.setUp(backend, { crash: "crash", slow: "slow" });
+    await world.addEndpoint("crash", "/crash", "hang-once");
+    await world.addEndpoint("slow", "/slow", "slow");
+    servers.push(await startServer(world.env));
+  });
+
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.stop()));
+    await world.tearDown();
+  });
+
+  it("on SIGTERM a server lets the webhook attempt in flight finish, records it, and exits 0", async () => {
+    must(await world.importFiles(writeFile("CHB_20260308.csv", "chargeback", { slow: 1 })), "import");
+    await until("the attempt at /slow", () => receiver.at("/slow").length >= 1);
+    const server = servers.pop()!;
+    const signalled = Date.now();
+    await server.stop();
+    expect(server.exitCode()).toBe(0);
+    expect(Date.now() - signalled).toBeGreaterThanOrEqual(SLOW_MS - 1_000);
+    expect((await world.deliveries("/slow")).map((d) => d.state)).toEqual(["delivered"]);
+    const [attempt] = await world.attempts("/slow");
+    expect([Number(attempt.attempt), Number(attempt.status)]).toEqual([1, 200]);
+    expect(Number(attempt.duration_ms)).toBeGreaterThanOrEqual(SLOW_MS - CLOCK_SLACK_MS);
+    const log = server.output();
+    expect(log.indexOf('"msg":"webhook attempt"')).toBeGreaterThan(log.indexOf("shutting down"));
+    expect(log.indexOf('"msg":"stopped"')).toBeGreaterThan(log.indexOf('"msg":"webhook attempt"'));
+    servers.push(await startServer(world.env));
+  });
+
+  it("a server killed in the middle of an attempt leaves a lease that expires: another server sends the event again", async () => {
+    must(await world.importFiles(writeFile("CHB_20260307.csv", "chargeback", { crash: 2 })), "import");
+    const [first] = await until("the first attempt at /crash", () => (receiver.at("/crash").length >= 1 ? receiver.at("/crash") : undefined));
+    const victim = servers.pop()!;
+    process.kill(victim.pid, "SIGKILL");
+    await victim.exited;
+    servers.push(await startServer(world.env));
+    const hits = await until("the attempt after the lease", () => (receiver.at("/crash").length >= 2 ? receiver.at("/crash") : undefined), 25_000);
+    expect(hits[1].event.id).toBe(first.event.id);
+    expect(hits[1].signed).toBe(true);
+    // The lease: the 10 s timeout and a 5 s margin from the claim.
+    const gap = hits[1].at - first.at;
+    expect(gap).toBeGreaterThanOrEqual(15_000 - CLOCK_SLACK_MS);
+    expect(gap).toBeLessThan(15_000 + POLL_SLACK_MS + 500);
+    await until("the delivery recorded", async () => (await world.deliveries("/crash"))[0]?.state === "delivered");
+    // The lost attempt is a gap in the numbers, never a second attempt 1.
+    expect((await world.attempts("/crash")).map((a) => [Number(a.attempt), Number(a.status)])).toEqual([[2, 200]]);
+    expect(receiver.at("/crash")).toHaveLength(2);
+  });
+});
