@@ -4,7 +4,6 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useQueryStates } from "nuqs";
 import { useState } from "react";
-import { Bar, BarChart, CartesianGrid, Cell, Legend, Pie, PieChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { ErrorState } from "@/components/data-table/states";
 import { useDeadlines } from "@/components/disputes/deadline-context";
 import { FilterPanel } from "@/components/disputes/filter-panel";
@@ -14,11 +13,15 @@ import { findReasonCode, REASON_CATEGORIES } from "@/lib/domain/reason-codes";
 import { ECP_FLOORS, monthsOf } from "@/lib/domain/periods";
 import { OVERVIEW_FILTERS, overviewParsers, periods } from "@/lib/url-state/overview";
 import { ChartFigure, NumbersTable } from "./chart-figure";
+import { BarChart, Donut, type Series } from "./charts";
 import { type ChargebackGroup, type EcpMonth, fetchOverview, type Overview, type OverviewAnswer, type PreArbitrationGroup, type Summary } from "./summary-api";
 
 const nf = new Intl.NumberFormat("en");
 const pct = new Intl.NumberFormat("en", { style: "percent", maximumFractionDigits: 1 });
-const SCHEME_COLORS: Record<string, string> = { MC: "#b45309", VISA: "#1d4ed8" };
+const SCHEMES: Series[] = [
+  { key: "MC", name: "Mastercard", color: "#b45309" },
+  { key: "VISA", name: "Visa", color: "#1d4ed8" },
+];
 const STAGE_COLORS = ["#1d4ed8", "#b45309", "#7c3aed", "#0f766e"];
 const DOCUMENT_COLORS = ["#0369a1", "#cbd5e1"];
 
@@ -150,17 +153,7 @@ function MonthlyByScheme({ months, summary }: { months: string[]; summary?: Summ
       title={title}
       summary={rows.length ? `Over ${rows.length} months; the most in ${peak.month} (${nf.format(peak.MC + peak.VISA)}: Mastercard ${nf.format(peak.MC)}, Visa ${nf.format(peak.VISA)}).` : "No months in this period."}
       chart={
-        <ResponsiveContainer width="100%" height="100%">
-          <BarChart accessibilityLayer={false} data={rows} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
-            <CartesianGrid strokeDasharray="3 3" vertical={false} />
-            <XAxis dataKey="month" fontSize={12} />
-            <YAxis allowDecimals={false} fontSize={12} width={48} />
-            <Tooltip />
-            <Legend />
-            <Bar dataKey="MC" name="Mastercard" stackId="s" fill={SCHEME_COLORS.MC} isAnimationActive={false} />
-            <Bar dataKey="VISA" name="Visa" stackId="s" fill={SCHEME_COLORS.VISA} isAnimationActive={false} />
-          </BarChart>
-        </ResponsiveContainer>
+        <BarChart data={rows.map((r) => ({ label: r.month, values: { MC: r.MC, VISA: r.VISA } }))} series={SCHEMES} legend={SCHEMES} />
       }
       table={<NumbersTable caption={title} head={["Month", "Mastercard", "Visa", "Total"]} rows={rows.map((r) => [r.month, nf.format(r.MC), nf.format(r.VISA), nf.format(r.MC + r.VISA)])} />}
     />
@@ -186,35 +179,10 @@ function Reasons({ summary }: { summary?: Summary<ChargebackGroup> }) {
       title={title}
       summary={total ? `By category: ${categories.map((c) => `${c.category} ${pct.format(c.count / total)}`).join(", ")}. Top reason: ${top[0].code} ${top[0].title}.` : "No chargebacks in this period."}
       chart={
-        <ResponsiveContainer width="100%" height="100%">
-          <BarChart accessibilityLayer={false} data={categories} layout="vertical" margin={{ top: 8, right: 16, bottom: 0, left: 16 }}>
-            <CartesianGrid strokeDasharray="3 3" horizontal={false} />
-            <XAxis type="number" allowDecimals={false} fontSize={12} />
-            <YAxis type="category" dataKey="category" width={120} fontSize={12} />
-            <Tooltip />
-            <Bar dataKey="count" name="Chargebacks" fill="#0f766e" isAnimationActive={false} />
-          </BarChart>
-        </ResponsiveContainer>
+        <BarChart horizontal data={categories.map((c) => ({ label: c.category, values: { count: c.count } }))} series={[{ key: "count", name: "Chargebacks", color: "#0f766e" }]} />
       }
       table={<NumbersTable caption="Top reason codes" head={["Reason code", "Category", "Chargebacks"]} rows={top.map((c) => [`${c.code} ${c.title} (${c.scheme})`, c.category, nf.format(c.count)])} />}
     />
-  );
-}
-
-/** A ring of shares, its legend and tooltips; the numbers are in the figure's table. */
-function Donut({ data, colors }: { data: { name: string; count: number }[]; colors: readonly string[] }) {
-  return (
-    <ResponsiveContainer width="100%" height="100%">
-      <PieChart accessibilityLayer={false}>
-        <Pie data={data} dataKey="count" nameKey="name" innerRadius="45%" outerRadius="80%" isAnimationActive={false} rootTabIndex={-1}>
-          {data.map((d, i) => (
-            <Cell key={d.name} fill={colors[i % colors.length]} />
-          ))}
-        </Pie>
-        <Tooltip />
-        <Legend />
-      </PieChart>
-    </ResponsiveContainer>
   );
 }
 
@@ -273,15 +241,7 @@ function TopList({ title, id, summary, dimension, link }: { title: string; id: s
       title={title}
       summary={top.length ? `${top[0].value} has the most (${nf.format(top[0].count)}). Each name opens the chargeback grid filtered to it.` : "No chargebacks in this period."}
       chart={
-        <ResponsiveContainer width="100%" height="100%">
-          <BarChart accessibilityLayer={false} data={top} layout="vertical" margin={{ top: 8, right: 16, bottom: 0, left: 16 }}>
-            <CartesianGrid strokeDasharray="3 3" horizontal={false} />
-            <XAxis type="number" allowDecimals={false} fontSize={12} />
-            <YAxis type="category" dataKey="value" width={130} fontSize={11} />
-            <Tooltip />
-            <Bar dataKey="count" name="Chargebacks" fill="#1d4ed8" isAnimationActive={false} />
-          </BarChart>
-        </ResponsiveContainer>
+        <BarChart horizontal labelWidth={130} data={top.map((t) => ({ label: t.value, values: { count: t.count } }))} series={[{ key: "count", name: "Chargebacks", color: "#1d4ed8" }]} />
       }
       table={
         <NumbersTable
@@ -316,17 +276,19 @@ function ExcessiveChargebacks({ months }: { months?: EcpMonth[] }) {
       title={title}
       summary={`${flagged.length ? `${flagged.length} of ${rows.length} months had a merchant at or over ${ECP_FLOORS.excessive} Mastercard chargebacks.` : `No merchant reached ${ECP_FLOORS.excessive} Mastercard chargebacks in a month.`} The floors are ${ECP_FLOORS.excessive} and ${ECP_FLOORS.highExcessive} a month. Counts only: the program's ratio also needs the merchant's sales counts, which acquirer files do not carry.`}
       chart={
-        <ResponsiveContainer width="100%" height="100%">
-          <BarChart accessibilityLayer={false} data={rows.map((r) => ({ month: r.month, most: r.top?.count ?? 0 }))} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
-            <CartesianGrid strokeDasharray="3 3" vertical={false} />
-            <XAxis dataKey="month" fontSize={12} />
-            <YAxis allowDecimals={false} fontSize={12} width={48} domain={[0, (max: number) => Math.max(max, ECP_FLOORS.excessive + 10)]} />
-            <Tooltip />
-            <ReferenceLine y={ECP_FLOORS.excessive} stroke="#b45309" strokeDasharray="4 4" label={{ value: String(ECP_FLOORS.excessive), fontSize: 11 }} />
-            <ReferenceLine y={ECP_FLOORS.highExcessive} stroke="#b91c1c" strokeDasharray="4 4" label={{ value: String(ECP_FLOORS.highExcessive), fontSize: 11 }} />
-            <Bar dataKey="most" name="Most Mastercard chargebacks of one merchant" fill="#b45309" isAnimationActive={false} />
-          </BarChart>
-        </ResponsiveContainer>
+        <BarChart
+          data={rows.map((r) => ({ label: r.month, values: { most: r.top?.count ?? 0 } }))}
+          series={[{ key: "most", name: "Most Mastercard chargebacks of one merchant", color: "#b45309" }]}
+          lines={[
+            { value: ECP_FLOORS.excessive, color: "#b45309" },
+            { value: ECP_FLOORS.highExcessive, color: "#b91c1c" },
+          ]}
+          minMax={ECP_FLOORS.excessive + 10}
+          legend={[
+            { name: "Most Mastercard chargebacks of one merchant", color: "#b45309" },
+            { name: `Floors: ${ECP_FLOORS.excessive} and ${ECP_FLOORS.highExcessive} a month (dashed)`, color: "#b91c1c" },
+          ]}
+        />
       }
       table={
         <NumbersTable
