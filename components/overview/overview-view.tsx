@@ -14,7 +14,7 @@ import { ECP_FLOORS, monthsOf } from "@/lib/domain/periods";
 import { OVERVIEW_FILTERS, overviewParsers, periods } from "@/lib/url-state/overview";
 import { ChartFigure, NumbersTable } from "./chart-figure";
 import { BarChart, Donut, type Series } from "./charts";
-import { type ChargebackGroup, type EcpMonth, fetchOverview, type Overview, type OverviewAnswer, type PreArbitrationGroup, type Summary } from "./summary-api";
+import { type ChargebackGroup, type EcpMonth, fetchOverview, type Overview, type OverviewAnswer, type PreArbitrationGroup, type Summary } from "./overview-api";
 
 const nf = new Intl.NumberFormat("en");
 const pct = new Intl.NumberFormat("en", { style: "percent", maximumFractionDigits: 1 });

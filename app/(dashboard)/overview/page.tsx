@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { createLoader, type SearchParams } from "nuqs/server";
 import { Suspense } from "react";
-import type { OverviewAnswer } from "@/components/overview/summary-api";
+import type { OverviewAnswer } from "@/components/overview/overview-api";
 import { OverviewView } from "@/components/overview/overview-view";
 import { requireUser } from "@/lib/auth/current-user";
 import { overview } from "@/lib/data/overview";
