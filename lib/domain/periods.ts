@@ -7,6 +7,9 @@ import { addDays, daysBetween } from "./deadlines";
 
 export const DEFAULT_PERIOD_DAYS = 90;
 
+/** The first day a date filter accepts. */
+const FIRST_DAY = "0001-01-01";
+
 export interface Period {
   from: string;
   to: string;
@@ -23,7 +26,8 @@ export function periods(view: { from?: string | null; to?: string | null }, toda
   if (from === undefined || to === undefined) return undefined;
   const days = (daysBetween(from, to) ?? 0) + 1;
   const [previousFrom, previousTo] = [addDays(from, -days), addDays(from, -1)];
-  if (previousFrom === undefined || previousTo === undefined) return undefined;
+  // addDays goes below year 1 (to "0000-12-31"), which no date filter accepts and PostgreSQL refuses.
+  if (previousFrom === undefined || previousTo === undefined || previousFrom < FIRST_DAY) return undefined;
   return { current: { from, to, days }, previous: { from: previousFrom, to: previousTo, days } };
 }
 

@@ -505,6 +505,45 @@ describe.each(backends)("fuzzing every route on $name", (backend) => {
     });
   });
 
+  it("answers signed extension requests (summaries, overview, worklist) with generated bodies: 200 of the right shape, 400 or 403", async () => {
+    const credential = fc.constantFrom(...(Object.keys(CREDENTIALS) as (keyof typeof CREDENTIALS)[]));
+    const dimension = fc.constantFrom("month", "file_date", "shop_code", "merchant_id", "card_type", "reason_code", "function_code", "documents", "case_stage", "nope", "");
+    const value = (field: string) => fc.oneof({ weight: 3, arbitrary: field.startsWith("file_date") || field.startsWith("answer_by") ? validDate : fc.constant(undefined) }, { weight: 1, arbitrary: junkValue }, { weight: 1, arbitrary: anyText });
+    const fieldsOf = (names: string[], extra: fc.Arbitrary<[string, unknown]>[] = []) =>
+      fc
+        .tuple(
+          fc.array(fc.constantFrom(...names).chain((field) => value(field).map((v) => [field, v] as [string, unknown])), { maxLength: 5 }),
+          fc.array(fc.oneof(...extra, fc.tuple(junkKey, junkValue)), { maxLength: 3 }),
+        )
+        .map(([a, b]) => ({ text: objectText([...a, ...b]) }) as Body);
+    const shops = fc.subarray([...SHOPS, "nope"], { maxLength: 4 }).map((codes) => ["shop_codes", codes] as [string, unknown]);
+    const groupBy = fc.array(dimension, { maxLength: 3 }).map((dims) => ["group_by", dims] as [string, unknown]);
+    const kinds = fc.subarray(["chargeback", "pre_arbitration", "nope"]).map((k) => ["kinds", k] as [string, unknown]);
+    const page = fc.oneof(fc.integer({ min: -1, max: 3 }), anyNumber).map((n) => ["page", n] as [string, unknown]);
+    const ROUTES = {
+      "/api/chargeback/summary": { body: fieldsOf(["file_date_from", "file_date_to", "merchant_id"], [shops, groupBy, groupBy]), keys: "groups,totalElements" },
+      "/api/pre_arbitration/summary": { body: fieldsOf(["file_date_from", "file_date_to", "merchant_id"], [shops, groupBy, groupBy]), keys: "groups,totalElements" },
+      "/api/overview": { body: fieldsOf(["file_date_from", "file_date_to", "file_date_from", "file_date_to"], [shops]), keys: "" },
+      "/api/worklist": { body: fieldsOf(["answer_by_from", "answer_by_to"], [shops, kinds, page]), keys: "content,totalElements,totalPages" },
+    } as const;
+    const arb = fc.constantFrom(...(Object.keys(ROUTES) as (keyof typeof ROUTES)[])).chain((path) =>
+      fc.record({ path: fc.constant(path), credential, body: fc.oneof({ weight: 4, arbitrary: ROUTES[path].body }, { weight: 1, arbitrary: rawBody.filter((b) => size(b) < MIB - 1024) }) }),
+    );
+    await property("signed extension requests", arb, runs(600), async ({ path, credential: name, body }) => {
+      const cred = CREDENTIALS[name];
+      const a = await send(path, { method: "POST", headers: { "Content-Type": "application/json", ...signedHeaders(cred.shop, cred.password) }, ...bodyInit(body) });
+      if (a.status !== 200) {
+        expectProblem(a, S(400, 403), { fieldErrors: true, method: "POST" });
+        return;
+      }
+      if (!/^application\/json\b/.test(a.headers.get("content-type") ?? "")) violated("200 not application/json", a);
+      const answer = JSON.parse(a.text) as Record<string, unknown>;
+      const keys = ROUTES[path].keys;
+      if (keys && Object.keys(answer).sort().join(",") !== keys) violated(`not exactly ${keys}`, a);
+      if (!keys && !["period", "previous", "chargebacks", "by_reason", "excessive_chargebacks"].every((k) => k in answer)) violated("not an overview", a);
+    });
+  });
+
   it("answers the dashboard's cookie-authenticated searches, and refuses them from other origins", async () => {
     const arb = fc.constantFrom(...KINDS).chain((kind) =>
       fc.record({
