@@ -5,7 +5,7 @@ import { findSession, sessionTokenFrom } from "@/lib/auth/sessions";
 import { getDb } from "@/lib/data/db";
 import { currentRequest, errorFields, log } from "@/lib/log";
 import { ApiError } from "./problem";
-import { throttledAuthentication } from "./search-handler";
+import { throttledAuthentication } from "./route";
 
 /**
  * What every CSV export of the dashboard shares: a signed-in user of this site (session cookie,

@@ -13,39 +13,8 @@ import type { Db } from "@/lib/data/db";
  *   it, the address gets 429 without its credentials being looked at, so guessing is slow.
  */
 
-interface Bucket {
-  tokens: number;
-  updated: number;
-}
-
-const buckets = new Map<string, Bucket>();
-const MAX_BUCKETS = 100_000;
-
 function secondsUntilOneToken(tokens: number, perMs: number): number {
   return Math.max(1, Math.ceil((1 - tokens) / perMs / 1000));
-}
-
-/**
- * The same bucket in this process's memory: for tests of the arithmetic, and for a caller with no
- * database. Seconds to wait before retrying, or 0 when the request may go ahead.
- */
-export function takeToken(credential: string, now = Date.now()): number {
-  const limit = rateLimitPerMinute();
-  if (limit === 0) return 0;
-  const perMs = limit / 60_000;
-  let bucket = buckets.get(credential);
-  if (!bucket) {
-    if (buckets.size >= MAX_BUCKETS) buckets.clear();
-    bucket = { tokens: limit, updated: now };
-    buckets.set(credential, bucket);
-  }
-  bucket.tokens = Math.min(limit, bucket.tokens + Math.max(0, now - bucket.updated) * perMs);
-  bucket.updated = Math.max(bucket.updated, now);
-  if (bucket.tokens >= 1) {
-    bucket.tokens -= 1;
-    return 0;
-  }
-  return secondsUntilOneToken(bucket.tokens, perMs);
 }
 
 /**

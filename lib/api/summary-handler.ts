@@ -3,7 +3,7 @@ import { summarize } from "@/lib/data/summary";
 import type { RecordKind } from "@/lib/domain/fields";
 import { MAX_GROUPS, parseSummaryRequest } from "@/lib/schemas/summary";
 import { ApiError } from "./problem";
-import { jsonAnswer, postRoute } from "./search-handler";
+import { jsonAnswer, postRoute } from "./route";
 
 /** Both summary endpoints (CONTRACT 9): the searches' pipeline, one grouped query. */
 export function summaryRoute(kind: RecordKind) {

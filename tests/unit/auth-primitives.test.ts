@@ -1,6 +1,5 @@
 import crypto from "node:crypto";
-import { afterEach, describe, expect, it } from "vitest";
-import { takeToken } from "@/lib/api/rate-limit";
+import { describe, expect, it } from "vitest";
 import { isSameOrigin, readCookie } from "@/lib/auth/request-auth";
 import { computeSignature, NONCE_PATTERN, signatureMatches } from "@/lib/auth/signature";
 
@@ -44,22 +43,3 @@ describe("same-origin check for cookie requests", () => {
   });
 });
 
-describe("per-credential token bucket", () => {
-  afterEach(() => {
-    delete process.env.RATE_LIMIT_PER_MINUTE;
-  });
-
-  it("allows the per-minute limit as a burst, then asks to wait, then refills", () => {
-    process.env.RATE_LIMIT_PER_MINUTE = "60";
-    const t0 = 1_000_000;
-    for (let i = 0; i < 60; i++) expect(takeToken("bucket-a", t0)).toBe(0);
-    expect(takeToken("bucket-a", t0)).toBe(1);
-    expect(takeToken("bucket-b", t0)).toBe(0);
-    expect(takeToken("bucket-a", t0 + 1000)).toBe(0);
-  });
-
-  it("is off at 0", () => {
-    process.env.RATE_LIMIT_PER_MINUTE = "0";
-    for (let i = 0; i < 1000; i++) expect(takeToken("bucket-off")).toBe(0);
-  });
-});

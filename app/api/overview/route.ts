@@ -1,5 +1,5 @@
 import { ApiError } from "@/lib/api/problem";
-import { jsonAnswer, postRoute } from "@/lib/api/search-handler";
+import { jsonAnswer, postRoute } from "@/lib/api/route";
 import { overview } from "@/lib/data/overview";
 import { MAX_GROUPS } from "@/lib/schemas/summary";
 import { parseOverviewRequest } from "@/lib/schemas/overview";

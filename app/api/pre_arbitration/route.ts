@@ -1,4 +1,4 @@
-import { searchRoute } from "@/lib/api/search-handler";
+import { searchRoute } from "@/lib/api/route";
 
 export const dynamic = "force-dynamic";
 

@@ -1,4 +1,4 @@
-import { jsonAnswer, postRoute } from "@/lib/api/search-handler";
+import { jsonAnswer, postRoute } from "@/lib/api/route";
 import { envelopeJson, worklistContentJson } from "@/lib/api/serialize";
 import { worklistPage } from "@/lib/data/worklist";
 import { deadlineConfigFromEnv } from "@/lib/domain/deadlines";

@@ -1,6 +1,6 @@
 import { csvResponse, exportSession, guardedText } from "@/lib/api/csv-export";
 import { ApiError } from "@/lib/api/problem";
-import { errorResponse } from "@/lib/api/search-handler";
+import { errorResponse } from "@/lib/api/route";
 import { iterateRecords } from "@/lib/data/queries";
 import { FIELDS_BY_KIND, type FieldDef, isTextKind, type RecordKind } from "@/lib/domain/fields";
 import { formatMinor } from "@/lib/domain/money";

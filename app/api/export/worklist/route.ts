@@ -1,6 +1,6 @@
 import { csvResponse, exportSession, guardedText } from "@/lib/api/csv-export";
 import { ApiError } from "@/lib/api/problem";
-import { errorResponse } from "@/lib/api/search-handler";
+import { errorResponse } from "@/lib/api/route";
 import { worklistPage } from "@/lib/data/worklist";
 import { deadlineConfigFromEnv } from "@/lib/domain/deadlines";
 import { formatMinor } from "@/lib/domain/money";
