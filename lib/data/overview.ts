@@ -3,6 +3,7 @@ import { ECP_FLOORS, monthsOf, periods } from "@/lib/domain/periods";
 import { ECP_GROUP_BY, OVERVIEW_PARTS, type OverviewPartName, type OverviewRequest } from "@/lib/schemas/overview";
 import type { SummaryRequest } from "@/lib/schemas/summary";
 import { getDb } from "./db";
+import { visibleShops } from "./queries";
 import type { Row } from "./read";
 import { summaryQuery, writeSummary } from "./summary";
 
@@ -16,7 +17,7 @@ export type OverviewResult = { ok: true; json: string } | { ok: false; part: Ove
 export async function overview(request: OverviewRequest, access: readonly string[]): Promise<OverviewResult> {
   const { db, dialect, read } = await getDb();
   const { current, previous } = periods({ from: request.file_date_from, to: request.file_date_to }, request.file_date_to)!;
-  const shops = request.shop_codes?.length ? request.shop_codes : [...access];
+  const shops = visibleShops(request, access);
   const scope = request.shop_codes?.length ? { shop_codes: request.shop_codes } : {};
   const summaryOf = (period: "current" | "previous", group_by: SummaryRequest["group_by"]): SummaryRequest => {
     const p = period === "current" ? current : previous;

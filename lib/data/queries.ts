@@ -25,8 +25,8 @@ type Table = Database[RecordTable];
 type Query = SelectQueryBuilder<Database, RecordTable, object>;
 
 /** Shops a request may read: the requested ones (already checked against scope) or the whole scope. */
-export function visibleShops(selection: Selection, access: readonly string[]): string[] {
-  return selection.shop_codes?.length ? selection.shop_codes : [...access];
+export function visibleShops(selection: { shop_codes?: readonly string[] | null }, access: readonly string[]): readonly string[] {
+  return selection.shop_codes?.length ? selection.shop_codes : access;
 }
 
 /**

@@ -228,7 +228,7 @@ export function summaryQuery(db: Kysely<Database>, dialect: Dialect, kind: Recor
 
 export async function summarize(kind: RecordKind, request: SummaryRequest, access: readonly string[]): Promise<SummaryResult> {
   const { db, dialect, read } = await getDb();
-  const query = summaryQuery(db, dialect, kind, request, visibleShops({ ...request, sortKey: "ID", sortOrder: "asc" }, access));
+  const query = summaryQuery(db, dialect, kind, request, visibleShops(request, access));
   const [result] = await read([{ sql: query.sql, parameters: query.parameters }]);
   return writeSummary(kind, request.group_by, result as Row[]);
 }

@@ -39,17 +39,17 @@ export async function claimDue(db: Kysely<Database>, dialect: Dialect, opts: { n
   const due = await db.selectFrom("webhook_deliveries").select("id").where("state", "=", "pending").where("next_attempt_at", "<=", now).limit(1).executeTakeFirst();
   if (!due) return [];
   const busy = [...opts.busyEndpoints];
-  const eligible = sql`state = 'pending' and next_attempt_at <= ${now} and (claimed_until is null or claimed_until < ${now})`;
+  // The earliest claimable delivery of each endpoint that may be sent to now (rn = 1).
+  const notBusy = dialect === "postgres" ? sql`endpoint_id <> all(${busy}::text[])` : sql`endpoint_id not in (select value from json_each(${JSON.stringify(busy)}))`;
+  const firstOfEach = sql`select id, next_attempt_at, row_number() over (partition by endpoint_id order by next_attempt_at, id) as rn
+    from webhook_deliveries
+    where state = 'pending' and next_attempt_at <= ${now} and (claimed_until is null or claimed_until < ${now})
+      and ${notBusy}
+      and endpoint_id not in (select endpoint_id from webhook_deliveries where state = 'pending' and claimed_until >= ${now})
+      and endpoint_id in (select id from webhook_endpoints where removed_at is null)`;
   const query =
     dialect === "postgres"
-      ? sql<ClaimRow>`with candidates as (
-            select id, row_number() over (partition by endpoint_id order by next_attempt_at, id) as rn
-            from webhook_deliveries
-            where ${eligible}
-              and endpoint_id <> all(${busy}::text[])
-              and endpoint_id not in (select endpoint_id from webhook_deliveries where state = 'pending' and claimed_until >= ${now})
-              and endpoint_id in (select id from webhook_endpoints where removed_at is null)
-          ), due as (
+      ? sql<ClaimRow>`with candidates as (${firstOfEach}), due as (
             select d.id from webhook_deliveries d join candidates c on c.id = d.id
             where c.rn = 1 and d.state = 'pending' and (d.claimed_until is null or d.claimed_until < ${now})
             order by d.next_attempt_at, d.id
@@ -60,16 +60,7 @@ export async function claimDue(db: Kysely<Database>, dialect: Dialect, opts: { n
           from due where w.id = due.id
           returning w.id, w.event_id, w.endpoint_id, w.body, w.attempts`
       : sql<ClaimRow>`update webhook_deliveries set attempts = attempts + 1, claimed_until = ${leaseUntil}, claim_token = ${token}
-          where id in (
-            select id from (
-              select id, next_attempt_at, row_number() over (partition by endpoint_id order by next_attempt_at, id) as rn
-              from webhook_deliveries
-              where ${eligible}
-                and endpoint_id not in (select value from json_each(${JSON.stringify(busy)}))
-                and endpoint_id not in (select endpoint_id from webhook_deliveries where state = 'pending' and claimed_until >= ${now})
-                and endpoint_id in (select id from webhook_endpoints where removed_at is null)
-            ) where rn = 1 order by next_attempt_at, id limit ${limit}
-          )
+          where id in (select id from (${firstOfEach}) where rn = 1 order by next_attempt_at, id limit ${limit})
           returning id, event_id, endpoint_id, body, attempts`;
   const { rows } = await query.execute(db);
   return rows

@@ -1,10 +1,8 @@
-import path from "node:path";
 import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "@/lib/data/db";
-import { writeFixture } from "../api/fixture";
-import { runCli } from "../helpers/cli";
-import { backends, dropCreatedDatabases, tempDir } from "../helpers/db";
+import { backends, dropCreatedDatabases } from "../helpers/db";
+import { databaseWithFixture, runAgain } from "../helpers/migrations";
 import { expectRecordSumsInStep } from "../helpers/record-checks";
 
 /**
@@ -17,12 +15,7 @@ describe.each(backends)("migration 010_record_sums_pairs on $name", (backend) =>
   });
 
   it("adds the pairs' sums of the records already there, as the import keeps them", async () => {
-    const url = await backend.create();
-    const dir = tempDir("disputes-migration-");
-    const fixture = writeFixture(path.join(dir, "files"));
-    const imported = await runCli("import.ts", fixture.files, { DATABASE_URL: url, APP_KEY_FILE: path.join(dir, "app.key") });
-    expect(imported.code, imported.stdout + imported.stderr).toBe(0);
-
+    const url = await databaseWithFixture(backend);
     let db = await openDatabase(url);
     const pairRows = async () =>
       (await sql<Record<string, unknown>>`select * from record_sums where dim like '%,%' order by kind, dim, grain, period, shop_code, value, ccy`.execute(db.db)).rows.map((r) =>
@@ -34,10 +27,9 @@ describe.each(backends)("migration 010_record_sums_pairs on $name", (backend) =>
       expect(kept.filter((r) => r.includes('"month"')).length).toBeGreaterThan(10);
       expect(kept.filter((r) => r.includes('"day"')).length).toBeGreaterThan(100);
       // Back to the database before 010: no pair rows, no line in the migration log.
-      await sql`delete from record_sums where dim like '%,%'`.execute(db.db);
-      await sql`delete from kysely_migration where name = '010_record_sums_pairs'`.execute(db.db);
-      await db.close();
-      db = await openDatabase(url);
+      db = await runAgain(db, url, "010_record_sums_pairs", async () => {
+        await sql`delete from record_sums where dim like '%,%'`.execute(db.db);
+      });
       await expectRecordSumsInStep(db);
       expect(await pairRows()).toEqual(kept);
     } finally {

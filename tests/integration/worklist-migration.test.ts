@@ -1,10 +1,8 @@
-import path from "node:path";
 import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "@/lib/data/db";
-import { writeFixture } from "../api/fixture";
-import { runCli } from "../helpers/cli";
-import { backends, dropCreatedDatabases, tempDir } from "../helpers/db";
+import { backends, dropCreatedDatabases } from "../helpers/db";
+import { databaseWithFixture, runAgain } from "../helpers/migrations";
 import { expectDisputesInStep } from "../helpers/record-checks";
 
 /**
@@ -17,12 +15,7 @@ describe.each(backends)("migration 008_disputes on $name", (backend) => {
   });
 
   it("builds the disputes of the records already there, as the import keeps them", async () => {
-    const url = await backend.create();
-    const dir = tempDir("disputes-migration-");
-    const fixture = writeFixture(path.join(dir, "files"));
-    const imported = await runCli("import.ts", fixture.files, { DATABASE_URL: url, APP_KEY_FILE: path.join(dir, "app.key") });
-    expect(imported.code, imported.stdout + imported.stderr).toBe(0);
-
+    const url = await databaseWithFixture(backend);
     let db = await openDatabase(url);
     const snapshot = async () => ({
       disputes: (await db.db.selectFrom("disputes").selectAll().orderBy("shop_code").orderBy("acq_ref_nr").execute()).map((d) => JSON.stringify(Object.values(d).map(String))),
@@ -34,11 +27,10 @@ describe.each(backends)("migration 008_disputes on $name", (backend) => {
       expect(kept.disputes.length).toBeGreaterThan(100);
       // Back to the schema before 008: neither its tables nor its line in the migration log (the
       // later migrations stay: each stands on its own, and they may run out of number order).
-      await sql`drop table disputes`.execute(db.db);
-      await sql`drop table dispute_counts`.execute(db.db);
-      await sql`delete from kysely_migration where name = '008_disputes'`.execute(db.db);
-      await db.close();
-      db = await openDatabase(url);
+      db = await runAgain(db, url, "008_disputes", async () => {
+        await sql`drop table disputes`.execute(db.db);
+        await sql`drop table dispute_counts`.execute(db.db);
+      });
       await expectDisputesInStep(db);
       expect(await snapshot()).toEqual(kept);
     } finally {
