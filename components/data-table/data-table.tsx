@@ -63,14 +63,15 @@ export function DataTable<TData extends RowData>({ table, caption, status, loadi
       if (index < 0 || index >= rows.length) return;
       setActiveIndex(index);
       virtualizer.scrollToIndex(index, { align: "auto" });
-      // The row may only be rendered after the virtualizer has scrolled: try for a few frames.
+      // At once when the row is rendered, so that the next key (a fast second ArrowDown) starts
+      // from it; otherwise it appears once the virtualizer has scrolled: try for a few frames.
       let tries = 0;
       const attempt = () => {
         const el = scrollRef.current?.querySelector<HTMLElement>(`tr[data-row-index="${index}"]`);
         if (el) el.focus({ preventScroll: false });
         else if (tries++ < 10) requestAnimationFrame(attempt);
       };
-      requestAnimationFrame(attempt);
+      attempt();
     },
     [rows.length, virtualizer],
   );
