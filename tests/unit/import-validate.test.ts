@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { importColumns, type RecordKind } from "@/lib/domain/fields";
 import { CsvSyntaxError, csvRecords } from "@/lib/import/csv-records";
@@ -156,11 +157,11 @@ describe("parseFileName", () => {
 });
 
 describe("csvRecords", () => {
-  const records = async (text: string | Buffer) => {
+  const records = async (text: string | Buffer, chunkBytes?: number) => {
     const file = path.join(tempDir(), "f.csv");
     fs.writeFileSync(file, text);
     const out: { cells: string[]; line: number }[] = [];
-    for await (const r of csvRecords(file)) out.push(r);
+    for await (const r of csvRecords(file, chunkBytes)) out.push(r);
     return out;
   };
 
@@ -186,6 +187,12 @@ describe("csvRecords", () => {
     await expect(records('a,b\n1,2\n\n3,"open\n\n')).rejects.toMatchObject({ line: 4, message: "a quoted cell is never closed" });
   });
 
+  it("refuses a quote inside an unquoted cell and text after a closing quote", async () => {
+    await expect(records('a,b\n1,x"y\n')).rejects.toMatchObject({ line: 2, message: /a quote inside a cell that does not begin with one/ });
+    await expect(records('a,b\n\n"1" ,2\n')).rejects.toMatchObject({ line: 3, message: /a closing quote must be followed by a comma or the end of the line/ });
+    await expect(records('a,b\n"1"\r2,3\n')).rejects.toMatchObject({ line: 2, constructor: CsvSyntaxError });
+  });
+
   it("keeps memory flat on a large file by streaming", async () => {
     const file = path.join(tempDir(), "big.csv");
     const row = `${"x".repeat(200)},${"y".repeat(200)}\n`;
@@ -207,5 +214,34 @@ describe("csvRecords", () => {
     expect(last).toBe(200_001);
     // the file is 80 MB; holding it would show
     expect(peak - before).toBeLessThan(60 * 1048576);
+  });
+  it("reads back any records written as RFC 4180, wherever the reader's chunks end", async () => {
+    // Cells with commas, quotes, LF and CRLF inside; chunks of 1 to 40 bytes put a chunk's end at
+    // every position (inside a quoted cell, on a doubled quote, between CR and LF, inside a UTF-8
+    // character), and a file of megabytes crosses the real chunk size.
+    const cell = fc.oneof(
+      fc.stringMatching(/^[a-z0-9 ]{0,12}$/),
+      fc.constantFrom('"', '""', ",", "\n", "\r\n", 'a "b", c', "x\r\ny\nz", "€😀", "\r", ""),
+    );
+    const quote = (v: string) => (v === "" || /[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
+    const check = async (rows: string[][], eol: string, chunkBytes?: number) => {
+      const lines = rows.map((r) => r.map(quote).join(","));
+      const expected: { cells: string[]; line: number }[] = [];
+      let line = 1;
+      rows.forEach((cells, i) => {
+        expected.push({ cells, line });
+        line += lines[i].split("\n").length;
+      });
+      expect(await records(lines.join(eol) + eol, chunkBytes)).toEqual(expected);
+    };
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(cell, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 30 }), fc.constantFrom("\n", "\r\n"), fc.integer({ min: 1, max: 40 }), check),
+      { numRuns: 300, seed: 20261122 },
+    );
+    // Sampled, not shrunk: each file is megabytes.
+    const long = fc.tuple(fc.array(cell, { maxLength: 5 }), fc.stringMatching(/^[a-z]{300,900}$/)).map(([cells, text]) => [...cells, text]);
+    for (const [rows, eol] of fc.sample(fc.tuple(fc.array(long, { minLength: 3000, maxLength: 4000 }), fc.constantFrom("\n", "\r\n")), { numRuns: 2, seed: 20261122 })) {
+      await check(rows, eol);
+    }
   });
 });
