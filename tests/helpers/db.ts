@@ -57,7 +57,17 @@ export async function dropCreatedDatabases(): Promise<void> {
   await client.connect();
   try {
     for (const name of createdPgDatabases.splice(0)) {
-      await client.query(`drop database if exists ${name} with (force)`);
+      // An autovacuum worker (the server's own role) in the database refuses FORCE to a role that
+      // may not signal it (42501); it ends within moments, so try again.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await client.query(`drop database if exists ${name} with (force)`);
+          break;
+        } catch (err) {
+          if ((err as { code?: string }).code !== "42501" || attempt === 20) throw err;
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+      }
     }
   } finally {
     await client.end();
