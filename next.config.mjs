@@ -1,8 +1,5 @@
+import { PHASE_DEVELOPMENT_SERVER, PHASE_PRODUCTION_BUILD } from "next/constants.js";
 import { buildWorker } from "./scripts/build-worker.mjs";
-
-// The SQLite reader threads run a bundle of their own (lib/data/sqlite-readers.ts); building it
-// here keeps it in step with the sources for every `next build` and `next start`.
-buildWorker();
 
 /** @type {import('next').NextConfig} */
 const nextConfig = {
@@ -11,4 +8,11 @@ const nextConfig = {
   reactStrictMode: true,
 };
 
-export default nextConfig;
+// The SQLite reader threads and the production server run bundles of their own
+// (scripts/build-worker.mjs), built here so that they are in step with the sources for every
+// `next build` and `next dev`. Not when the production server itself loads this configuration:
+// it runs those very bundles, and esbuild's service process would stay beside it (15 MB).
+export default function config(phase) {
+  if (phase === PHASE_PRODUCTION_BUILD || phase === PHASE_DEVELOPMENT_SERVER) buildWorker();
+  return nextConfig;
+}

@@ -1,7 +1,7 @@
 // Bundles the SQLite reader thread (lib/data/sqlite-reader.worker.ts and what it imports) and the
 // production server (server/main.ts) into plain JavaScript files, so that neither needs a
-// TypeScript loader at run time. next.config.mjs runs it for `next build` (and whenever Next
-// loads its configuration); `node scripts/build-worker.mjs` too.
+// TypeScript loader at run time. next.config.mjs runs it for `next build` and `next dev` (not when
+// the production server loads it); `node scripts/build-worker.mjs` too.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSync } from "esbuild";

@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
+import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateDemoFiles } from "@/lib/demo/generate";
-import { productionServerCommand } from "@/server/command";
+import { productionServerCommand, SERVER_NODE_FLAGS } from "@/server/command";
 import { CREDENTIALS } from "../api/fixture";
 import { type ApiEnv, setupApiEnv, signedHeaders } from "../api/harness";
 import { addUser, signIn } from "../helpers/accounts";
@@ -49,6 +50,14 @@ async function accessLine(server: TestServer, requestId: string): Promise<LogLin
   }
   throw new Error(`no access line for ${requestId}`);
 }
+
+describe("the production server's command", () => {
+  it("runs with the same Node flags from npm start as from the demo, the benchmark and the tests", () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: { start: string } };
+    expect(pkg.scripts.start).toBe(`node ${SERVER_NODE_FLAGS.join(" ")} .worker/server.cjs`);
+    expect(productionServerCommand(3000).args.slice(0, SERVER_NODE_FLAGS.length)).toEqual(SERVER_NODE_FLAGS);
+  });
+});
 
 describe.each(backends)("production server on $name", (backend) => {
   let env: ApiEnv;
