@@ -6,7 +6,7 @@ import pg from "pg";
 import { contentJson } from "@/lib/api/serialize";
 import { databaseTarget, type DatabaseTarget } from "@/lib/config";
 import { type Dialect, migrateToLatest } from "./migrations";
-import { Memo, type ReadResult, type ReadStatement, type Row, runBatch, runBatchConcurrently } from "./read";
+import { Memo, type ReadResult, type ReadStatement, type Row, runBatch, runBatchCarried, runBatchConcurrently } from "./read";
 import { sqliteReaderCount, SqliteReaders } from "./sqlite-readers";
 import { preparedStatements } from "./prepared";
 import type { Database } from "./schema";
@@ -138,15 +138,21 @@ export async function openDatabase(url?: string, opts: { readers?: number; serve
   const readers = target.kind === "sqlite" && target.file !== ":memory:" && opts.readers ? new SqliteReaders(target.file, opts.readers) : undefined;
   // Without reader threads: the same statements on this connection (one transaction on SQLite).
   const memo = new Memo();
+  const rowsOn = (executor: Kysely<Database>) => async (s: ReadStatement) => (await executor.executeQuery<Row>(CompiledQuery.raw(s.sql, [...s.parameters]))).rows;
   const runOn = (executor: Kysely<Database>) => async (s: ReadStatement) => {
-    const { rows } = await executor.executeQuery<Row>(CompiledQuery.raw(s.sql, [...s.parameters]));
+    const rows = await rowsOn(executor)(s);
     return s.json ? contentJson(s.json, rows) : rows;
+  };
+  const carried = async (statements: readonly ReadStatement[]) => {
+    const results = await runBatchCarried(statements, memo, rowsOn(db));
+    return results?.map((rows, i) => (statements[i].json ? contentJson(statements[i].json, rows) : rows));
   };
   // On PostgreSQL, a batch that straddled an import's commit is read again in one snapshot.
   const read: Db["read"] = readers
     ? (statements) => readers.run(statements)
     : dialect === "postgres"
       ? async (statements) =>
+          (await carried(statements)) ??
           (await runBatchConcurrently(statements, memo, runOn(db))) ??
           db
             .transaction()

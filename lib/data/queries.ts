@@ -3,7 +3,7 @@ import { type CompiledQuery, type Expression, type ExpressionBuilder, type Kysel
 import type { RecordKind } from "@/lib/domain/fields";
 import { type SearchRequest, SORT_KEY_COLUMNS, type SortKey } from "@/lib/schemas/search";
 import { type Db, getDb } from "./db";
-import { type ReadResult, type ReadStatement, type Row, VERSION_STATEMENT } from "./read";
+import { carryingVersion, type ReadResult, type ReadStatement, type Row, VERSION_COLUMN, VERSION_SQL, VERSION_STATEMENT } from "./read";
 import type { Dialect } from "./migrations";
 import { countFromSummary, coversEveryShop } from "./record-counts";
 import { type Database, RECORD_TABLES, type RecordTable } from "./schema";
@@ -181,7 +181,9 @@ function pageQuery(db: Kysely<Database>, dialect: Dialect, kind: RecordKind, req
     return ordered((db.selectFrom(table).where(where) as unknown as Query).selectAll(), request).limit(request.per_page).offset(offset).compile();
   }
   const ids = ordered((db.selectFrom(table).where(where) as unknown as Query).select("id"), request).limit(request.per_page).offset(offset);
-  return ordered((db.selectFrom(table) as unknown as Query).where("id", "in", ids as never).selectAll(), request).compile();
+  const records = (db.selectFrom(table) as unknown as Query).where("id", "in", ids as never).selectAll();
+  // On PostgreSQL each record also names its snapshot's version: one round trip (read.ts).
+  return ordered(dialect === "postgres" ? records.select(sql.raw(`(${VERSION_SQL})`).as(VERSION_COLUMN)) : records, request).compile();
 }
 
 export async function searchRecords(kind: RecordKind, request: SearchRequest, access: readonly string[]): Promise<SearchResult> {
@@ -193,8 +195,9 @@ export async function searchRecords(kind: RecordKind, request: SearchRequest, ac
   if (matched !== undefined && request.page * request.per_page >= matched) {
     return { content: "[]", totalElements: matched, totalPages: Math.ceil(matched / request.per_page) };
   }
-  const page = pageQuery(db, dialect, kind, request, shops, path);
-  const [, counted, content] = await read([VERSION_STATEMENT, count, statement(page, { json: kind })]);
+  const page = statement(pageQuery(db, dialect, kind, request, shops, path), { json: kind });
+  const batch = dialect === "postgres" ? [VERSION_STATEMENT, carryingVersion(count), { ...page, carriesVersion: true as const }] : [VERSION_STATEMENT, count, page];
+  const [, counted, content] = await read(batch);
   const totalElements = countOf(counted);
   return {
     content: content as string | Uint8Array,

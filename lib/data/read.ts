@@ -12,6 +12,8 @@ export interface ReadStatement {
   version?: true;
   /** the rows may be reused for the same statement while the version stays the same */
   memo?: true;
+  /** each row also names the version of the statement's own snapshot, in VERSION_COLUMN (`carryingVersion`) */
+  carriesVersion?: true;
 }
 
 export type Row = Record<string, unknown>;
@@ -31,6 +33,11 @@ export class Memo {
 
   constructor(private readonly capacity = 10_000) {}
 
+  /** the version whose results are remembered now */
+  get current(): string | undefined {
+    return this.version;
+  }
+
   get(version: string, key: string): Row[] | undefined {
     if (version !== this.version) {
       this.version = version;
@@ -40,17 +47,44 @@ export class Memo {
     return this.results.get(key);
   }
 
+  /** Remembers rows counted under `version`; a memo that moved on to another version keeps its own. */
   set(version: string, key: string, rows: Row[]): void {
     if (version !== this.version) return;
     if (this.results.size >= this.capacity) this.results.clear();
     this.results.set(key, rows);
   }
+
+  /** Remembers rows counted under `version`, which becomes the current one. */
+  setAt(version: string, key: string, rows: Row[]): void {
+    if (version !== this.version) {
+      this.version = version;
+      this.results.clear();
+    }
+    this.set(version, key, rows);
+  }
 }
 
 const memoKey = (s: ReadStatement) => `${s.sql}\u0000${JSON.stringify(s.parameters)}`;
 
+/** The data's version: the last committed import's id. */
+export const VERSION_SQL = 'select max("id") from "imported_files"';
+
 /** The statement that names the data's version; put it first in a batch that has memo statements. */
-export const VERSION_STATEMENT: ReadStatement = { sql: 'select max("id") as "v" from "imported_files"', parameters: [], version: true };
+export const VERSION_STATEMENT: ReadStatement = { sql: `select (${VERSION_SQL}) as "v"`, parameters: [], version: true };
+
+/** The column in which a statement that carries the version names it. */
+export const VERSION_COLUMN = "data_version";
+
+/** The version as a batch names it (the version statement's rows, as text): the memo's key. */
+const versionKey = (rows: ReadResult) => JSON.stringify(rows);
+
+/**
+ * A statement of one row (an aggregate, such as a count) that also names its snapshot's version:
+ * a scalar subquery beside it is read in the same snapshot.
+ */
+export function carryingVersion(s: ReadStatement): ReadStatement {
+  return { ...s, sql: `select "t".*, (${VERSION_SQL}) as "${VERSION_COLUMN}" from (${s.sql}) as "t"`, carriesVersion: true };
+}
 
 type Run = (s: ReadStatement) => ReadResult | Promise<ReadResult>;
 
@@ -64,7 +98,7 @@ export async function runBatch(statements: readonly ReadStatement[], memo: Memo,
   for (const [i, s] of statements.entries()) {
     if (!s.memo) {
       results[i] = await run(s);
-      if (s.version) version = JSON.stringify(results[i]);
+      if (s.version) version = versionKey(results[i]);
       continue;
     }
     const key = memoKey(s);
@@ -96,7 +130,7 @@ export async function runBatchConcurrently(statements: readonly ReadStatement[],
     return results;
   }
   results[versionAt] = await run(statements[versionAt]);
-  const version = JSON.stringify(results[versionAt]);
+  const version = versionKey(results[versionAt]);
   const counted: [string, Row[]][] = [];
   await Promise.all(
     indexes
@@ -118,7 +152,46 @@ export async function runBatchConcurrently(statements: readonly ReadStatement[],
         results[i] = rows;
       }),
   );
-  if (JSON.stringify(await run(statements[versionAt])) !== version) return undefined;
+  if (versionKey(await run(statements[versionAt])) !== version) return undefined;
   for (const [key, rows] of counted) memo.set(version, key, rows);
+  return results;
+}
+
+/**
+ * One round trip on PostgreSQL's pool, for a batch whose other statements all carry the version
+ * (`carriesVersion`): they run at once, each in a snapshot of its own, and a remembered result
+ * stands in for its statement when it was remembered under the version the others name. When
+ * every statement that ran names the same version, the batch is that version's answer (the
+ * version names the records a snapshot holds, see `Memo`). When they differ (an import committed
+ * meanwhile), or a statement answered no row and so named nothing, the result is undefined and
+ * the caller reads another way. `run` answers rows; the caller writes JSON from them afterwards.
+ */
+export async function runBatchCarried(statements: readonly ReadStatement[], memo: Memo, run: (s: ReadStatement) => Promise<Row[]>): Promise<Row[][] | undefined> {
+  if (!statements.every((s) => s.version || s.carriesVersion)) return undefined;
+  const results: Row[][] = new Array(statements.length);
+  const remembered = memo.current;
+  const named = new Set<string | undefined>();
+  const counted: [string, Row[]][] = [];
+  await Promise.all(
+    statements.map(async (s, i) => {
+      if (s.version) return;
+      const key = s.memo ? memoKey(s) : undefined;
+      const known = key !== undefined && remembered !== undefined ? memo.get(remembered, key) : undefined;
+      if (known) {
+        results[i] = known;
+        named.add(remembered);
+        return;
+      }
+      const rows = await run(s);
+      results[i] = rows;
+      named.add(rows.length ? versionKey([{ v: rows[0][VERSION_COLUMN] ?? null }]) : undefined);
+      if (key !== undefined) counted.push([key, rows]);
+    }),
+  );
+  if (named.size !== 1) return undefined;
+  const [version] = named;
+  if (version === undefined) return undefined;
+  for (const [i, s] of statements.entries()) if (s.version) results[i] = JSON.parse(version) as Row[];
+  for (const [key, rows] of counted) memo.setAt(version, key, rows);
   return results;
 }
