@@ -3,7 +3,7 @@ import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
-import { contentJson } from "@/lib/api/serialize";
+import { contentJson, jsonArrayOf } from "@/lib/api/serialize";
 import { databaseTarget, type DatabaseTarget } from "@/lib/config";
 import { type Dialect, migrateToLatest } from "./migrations";
 import { Memo, type ReadResult, type ReadStatement, type Row, runBatch, runBatchCarried, runBatchConcurrently } from "./read";
@@ -139,14 +139,11 @@ export async function openDatabase(url?: string, opts: { readers?: number; serve
   // Without reader threads: the same statements on this connection (one transaction on SQLite).
   const memo = new Memo();
   const rowsOn = (executor: Kysely<Database>) => async (s: ReadStatement) => (await executor.executeQuery<Row>(CompiledQuery.raw(s.sql, [...s.parameters]))).rows;
-  const runOn = (executor: Kysely<Database>) => async (s: ReadStatement) => {
-    const rows = await rowsOn(executor)(s);
-    return s.json ? contentJson(s.json, rows) : rows;
-  };
-  const carried = async (statements: readonly ReadStatement[]) => {
-    const results = await runBatchCarried(statements, memo, rowsOn(db));
-    return results?.map((rows, i) => (statements[i].json ? contentJson(statements[i].json, rows) : rows));
-  };
+  const written = (s: ReadStatement, rows: Row[]): ReadResult =>
+    !s.json ? rows : s.recordJsonColumn ? jsonArrayOf(rows.map((row) => Object.values(row)[0] as string)) : contentJson(s.json, rows);
+  const runOn = (executor: Kysely<Database>) => async (s: ReadStatement) => written(s, await rowsOn(executor)(s));
+  const carried = async (statements: readonly ReadStatement[]) =>
+    (await runBatchCarried(statements, memo, rowsOn(db)))?.map((rows, i) => written(statements[i], rows));
   // On PostgreSQL, a batch that straddled an import's commit is read again in one snapshot.
   const read: Db["read"] = readers
     ? (statements) => readers.run(statements)

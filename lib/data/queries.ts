@@ -1,6 +1,7 @@
 import "server-only";
 import { type CompiledQuery, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import type { RecordKind } from "@/lib/domain/fields";
+import { sqliteRecordJson } from "@/lib/api/serialize";
 import { type SearchRequest, SORT_KEY_COLUMNS, type SortKey } from "@/lib/schemas/search";
 import { type Db, getDb } from "./db";
 import { carryingVersion, type ReadResult, type ReadStatement, type Row, VERSION_COLUMN, VERSION_SQL, VERSION_STATEMENT } from "./read";
@@ -177,13 +178,15 @@ function pageQuery(db: Kysely<Database>, dialect: Dialect, kind: RecordKind, req
   const offset = request.page * request.per_page;
   // PostgreSQL picks its own path; the deferred join lets it walk an index without visiting the
   // table (an index-only scan) until the page's ids are known.
+  // SQLite writes each record's JSON itself; on PostgreSQL each record also names its
+  // snapshot's version, for a batch of one round trip (read.ts).
+  const columns = (q: Query) =>
+    dialect === "sqlite" ? q.select(sql.raw(sqliteRecordJson(kind)).as("record_json")) : q.selectAll().select(sql.raw(`(${VERSION_SQL})`).as(VERSION_COLUMN));
   if (!walks(path) && dialect !== "postgres") {
-    return ordered((db.selectFrom(table).where(where) as unknown as Query).selectAll(), request).limit(request.per_page).offset(offset).compile();
+    return ordered(columns(db.selectFrom(table).where(where) as unknown as Query), request).limit(request.per_page).offset(offset).compile();
   }
   const ids = ordered((db.selectFrom(table).where(where) as unknown as Query).select("id"), request).limit(request.per_page).offset(offset);
-  const records = (db.selectFrom(table) as unknown as Query).where("id", "in", ids as never).selectAll();
-  // On PostgreSQL each record also names its snapshot's version: one round trip (read.ts).
-  return ordered(dialect === "postgres" ? records.select(sql.raw(`(${VERSION_SQL})`).as(VERSION_COLUMN)) : records, request).compile();
+  return ordered(columns((db.selectFrom(table) as unknown as Query).where("id", "in", ids as never)), request).compile();
 }
 
 export async function searchRecords(kind: RecordKind, request: SearchRequest, access: readonly string[]): Promise<SearchResult> {
@@ -196,7 +199,10 @@ export async function searchRecords(kind: RecordKind, request: SearchRequest, ac
     return { content: "[]", totalElements: matched, totalPages: Math.ceil(matched / request.per_page) };
   }
   const page = statement(pageQuery(db, dialect, kind, request, shops, path), { json: kind });
-  const batch = dialect === "postgres" ? [VERSION_STATEMENT, carryingVersion(count), { ...page, carriesVersion: true as const }] : [VERSION_STATEMENT, count, page];
+  const batch =
+    dialect === "postgres"
+      ? [VERSION_STATEMENT, carryingVersion(count), { ...page, carriesVersion: true as const }]
+      : [VERSION_STATEMENT, count, { ...page, recordJsonColumn: true as const }];
   const [, counted, content] = await read(batch);
   const totalElements = countOf(counted);
   return {

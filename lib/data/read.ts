@@ -8,6 +8,8 @@ export interface ReadStatement {
   sql: string;
   parameters: readonly unknown[];
   json?: RecordKind;
+  /** with `json`: each row already is one record's JSON text, in its only column (SQLite, `sqliteRecordJson`) */
+  recordJsonColumn?: true;
   /** this statement's rows name the data's version (see `runBatch`) */
   version?: true;
   /** the rows may be reused for the same statement while the version stays the same */

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from "node:worker_threads";
 import BetterSqlite3 from "better-sqlite3";
-import { contentJsonOfArrays } from "@/lib/api/serialize";
+import { contentJsonOfArrays, jsonArrayOf } from "@/lib/api/serialize";
 import { preparedStatements } from "./prepared";
 import { Memo, type ReadResult, type ReadStatement, type Row, runBatch } from "./read";
 
@@ -24,12 +24,13 @@ const commit = db.prepare("commit");
 
 const memo = new Memo();
 
-function run({ sql, parameters, json }: ReadStatement): ReadResult {
+function run({ sql, parameters, json, recordJsonColumn }: ReadStatement): ReadResult {
   const statement = prepared(sql);
+  // As UTF-8 bytes in a buffer of their own, handed over without a copy (see postMessage below).
+  if (json && recordJsonColumn) return encoder.encode(jsonArrayOf(statement.pluck(true).all(parameters as unknown[]) as string[]));
   if (!json) return statement.raw(false).all(parameters as unknown[]) as Row[];
   // Rows as arrays: half the cost of building an object per row.
   const rows = statement.raw(true).all(parameters as unknown[]) as unknown[][];
-  // As UTF-8 bytes in a buffer of their own, handed over without a copy (see postMessage below).
   return encoder.encode(contentJsonOfArrays(json, statement.columns().map((c) => c.name), rows));
 }
 
