@@ -8,7 +8,7 @@ export interface ReadStatement {
   sql: string;
   parameters: readonly unknown[];
   json?: RecordKind;
-  /** with `json`: each row already is one record's JSON text, in its only column (SQLite, `sqliteRecordJson`) */
+  /** with `json`: each row already holds one record's JSON text, in RECORD_JSON_COLUMN (the only column on SQLite; `sqlRecordJson`) */
   recordJsonColumn?: true;
   /** this statement's rows name the data's version (see `runBatch`) */
   version?: true;

@@ -1,13 +1,12 @@
-import fs from "node:fs";
-import path from "node:path";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
-import { jsonArrayOf, pageJson, recordJson, sqliteRecordJson } from "@/lib/api/serialize";
+import { sql } from "kysely";
+import { afterAll, describe, expect, it } from "vitest";
+import { jsonArrayOf, pageJson, recordJson, sqlRecordJson } from "@/lib/api/serialize";
 import { openDatabase } from "@/lib/data/db";
 import { RECORD_TABLES } from "@/lib/data/schema";
 import { type FieldDef, FIELDS_BY_KIND, PRE_ARBITRATION_FIELDS, RECORD_KINDS } from "@/lib/domain/fields";
 import { MAX_MINOR_UNITS } from "@/lib/domain/money";
-import { tempDir } from "../helpers/db";
+import { backends, dropCreatedDatabases } from "../helpers/db";
 
 describe("page serialization", () => {
   it("writes amounts as numbers with two decimals and every field, null where empty", () => {
@@ -37,13 +36,14 @@ describe("page serialization", () => {
 });
 
 /**
- * SQLite writes a page's records itself (`sqliteRecordJson`): its text must be byte for byte the
- * JavaScript writer's, for every kind of value a record table can hold, on the real schema.
+ * The database writes a page's records itself (`sqlRecordJson`): its text must be byte for byte
+ * the JavaScript writer's, for every kind of value a record table can hold, on the real schema of
+ * each backend.
  */
-describe("records written by SQLite", () => {
-  const TEXT_EDGES = ['"', "\\", "%", "%s", "'", "\n\r\t\b\f", "\u0000\u0001\u001f", "\u007f", "\u2028\u2029", "é 日本 🙂", "0", "1", " ", "null", "1e5", "-0"];
-  const text = fc.oneof(fc.constantFrom(...TEXT_EDGES), fc.string({ unit: "binary", maxLength: 30 }), fc.string({ unit: "grapheme-ascii", maxLength: 30 }));
-  const valueOf = (def: FieldDef): fc.Arbitrary<unknown> => {
+describe("records written by the database", () => {
+  afterAll(dropCreatedDatabases);
+  const TEXT_EDGES = ['"', "\\", "%", "%s", "'", "\n\r\t\b\f", "\u0001\u001f", "\u007f", "\u2028\u2029", "é 日本 🙂", "0", "1", " ", "null", "1e5", "-0"];
+  const valueOf = (def: FieldDef, text: fc.Arbitrary<string>): fc.Arbitrary<unknown> => {
     const present: fc.Arbitrary<unknown> =
       def.kind === "amount"
         ? fc.bigInt({ min: -MAX_MINOR_UNITS, max: MAX_MINOR_UNITS }).chain((v) => fc.constantFrom(v, v % 1000n))
@@ -55,36 +55,39 @@ describe("records written by SQLite", () => {
     return def.required ? present : fc.option(present, { nil: null });
   };
 
-  for (const kind of RECORD_KINDS) {
-    it(`writes ${kind} records exactly as recordJson does`, async () => {
-      const dir = tempDir();
-      const db = await openDatabase(`file:${path.join(dir, "json.sqlite")}`);
-      try {
-        const sqlite = db.sqlite!;
-        sqlite.pragma("foreign_keys = OFF");
-        const table = RECORD_TABLES[kind];
-        const fields = FIELDS_BY_KIND[kind];
-        const insert = sqlite.prepare(`insert into "${table}" (id, shop_code, file_id, ${fields.map((f) => `"${f.name}"`).join(", ")}) values (?, 's', 1, ${fields.map(() => "?").join(", ")})`);
-        const written = sqlite.prepare(`select ${sqliteRecordJson(kind)} from "${table}" where id = ?`).pluck();
-        const stored = sqlite.prepare(`select * from "${table}" where id = ?`);
-        let id = 0;
-        fc.assert(
-          fc.property(fc.tuple(...fields.map(valueOf)), (values) => {
-            // SQLite keeps text as UTF-8: a lone surrogate cannot be stored, so none is written.
-            const storable = values.map((v) => (typeof v === "string" ? v.toWellFormed() : v));
-            insert.run(++id, ...storable);
-            const row = stored.get(id) as Record<string, unknown>;
-            expect(written.get(id)).toBe(recordJson(kind, row));
-          }),
-          { numRuns: 400 },
-        );
-        // And as the reader threads join them: one JSON array that parses.
-        const all = sqlite.prepare(`select ${sqliteRecordJson(kind)} from "${table}" order by id`).pluck().all() as string[];
-        expect(JSON.parse(jsonArrayOf(all))).toHaveLength(id);
-      } finally {
-        await db.close();
-        fs.rmSync(dir, { recursive: true, force: true });
-      }
-    });
+  for (const backend of backends) {
+    for (const kind of RECORD_KINDS) {
+      it(`writes ${kind} records exactly as recordJson does on ${backend.name}`, async () => {
+        const db = await openDatabase(await backend.create());
+        // Stored text is UTF-8 (no lone surrogate) and, on PostgreSQL, without U+0000.
+        const storable = (v: string) => (backend.name === "postgres" ? v.toWellFormed().replaceAll("\u0000", "") : v.toWellFormed());
+        const text = fc.oneof(fc.constantFrom(...TEXT_EDGES, "\u0000"), fc.string({ unit: "binary", maxLength: 30 }), fc.string({ unit: "grapheme-ascii", maxLength: 30 })).map(storable);
+        try {
+          const file = await db.db
+            .insertInto("imported_files")
+            .values({ name: "x.csv", sha256: "0".repeat(64), kind, record_count: 0, imported_at: 0 })
+            .returning("id")
+            .executeTakeFirstOrThrow();
+          const table = RECORD_TABLES[kind];
+          const fields = FIELDS_BY_KIND[kind];
+          const written = (id: number) => sql<{ j: string }>`select ${sql.raw(sqlRecordJson(backend.name, kind))} as j from ${sql.table(table)} where id = ${id}`.execute(db.db);
+          let id = 0;
+          await fc.assert(
+            fc.asyncProperty(fc.tuple(...fields.map((def) => valueOf(def, text))), async (values) => {
+              const row = Object.fromEntries([["id", ++id], ["shop_code", "s"], ["file_id", file.id], ...fields.map((def, i) => [def.name, values[i]])]);
+              await db.db.insertInto(table).values(row as never).execute();
+              const stored = await db.db.selectFrom(table).selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+              expect((await written(id)).rows[0].j).toBe(recordJson(kind, stored));
+            }),
+            { numRuns: 300 },
+          );
+          // And as the readers join them: one JSON array that parses.
+          const all = await sql<{ j: string }>`select ${sql.raw(sqlRecordJson(backend.name, kind))} as j from ${sql.table(table)} order by id`.execute(db.db);
+          expect(JSON.parse(jsonArrayOf(all.rows.map((r) => r.j)))).toHaveLength(id);
+        } finally {
+          await db.close();
+        }
+      });
+    }
   }
 });
