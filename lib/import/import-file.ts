@@ -12,7 +12,7 @@ import { FIELDS_BY_KIND } from "@/lib/domain/fields";
 import { addFileEvents } from "@/lib/webhooks/events";
 import { FILE_NAME_RULE, type FileName, parseFileName } from "./file-name";
 import { rowWriter } from "./insert-rows";
-import { checkedBatches } from "./parallel-rows";
+import { checkedBatches, dropReadAhead, readAhead } from "./parallel-rows";
 import type { Problem } from "./validate";
 
 /**
@@ -166,70 +166,80 @@ export async function importFiles(db: Db, files: readonly string[], log: Log, wa
   const settled = (file: string, earlier: NonNullable<Earlier>): [FileOutcome, string[]] =>
     "skipped" in earlier ? [{ file, status: "skipped" }, []] : refusal(file, earlier.refusal);
 
+  // Once a file is read, the next one is read ahead while this one's summaries are written.
+  const readAfter = (index: number) => () => {
+    const following = files[index + 1];
+    const name = following === undefined ? null : parseFileName(path.basename(following));
+    if (name) readAhead(following, name.kind);
+  };
   let next = 0;
-  while (next < files.length) {
-    // Files that need no database work, or only a look at it, are settled without the lock.
-    const file = files[next];
-    const target = await inspect(file);
-    if ("refusal" in target) {
-      done(...refusal(file, target.refusal));
-      next++;
-      continue;
-    }
-    const earlier = await earlierImport(db.db, target.name, target.sha256);
-    if (earlier) {
-      done(...settled(file, earlier));
-      next++;
-      continue;
-    }
-    // A group from this file on.
-    const first = next;
-    const group: [FileOutcome, string[]][] = [];
-    try {
-      await db.db.transaction().execute(async (trx) => {
-        await takeImportLock(db, trx, waitSeconds);
-        const started = performance.now();
-        let records = 0;
-        let current: Target | undefined = target;
-        for (;;) {
-          const name = files[next];
-          if (current) {
-            const lines: string[] = [];
-            const outcome = await inSavepoint(db, trx, name, current, (line) => lines.push(line));
-            group.push([outcome, lines]);
-            if (outcome.status === "imported") records += outcome.records;
+  try {
+    while (next < files.length) {
+      // Files that need no database work, or only a look at it, are settled without the lock.
+      const file = files[next];
+      const target = await inspect(file);
+      if ("refusal" in target) {
+        done(...refusal(file, target.refusal));
+        next++;
+        continue;
+      }
+      const earlier = await earlierImport(db.db, target.name, target.sha256);
+      if (earlier) {
+        done(...settled(file, earlier));
+        next++;
+        continue;
+      }
+      // A group from this file on.
+      const first = next;
+      const group: [FileOutcome, string[]][] = [];
+      try {
+        await db.db.transaction().execute(async (trx) => {
+          await takeImportLock(db, trx, waitSeconds);
+          const started = performance.now();
+          let records = 0;
+          let current: Target | undefined = target;
+          for (;;) {
+            const name = files[next];
+            if (current) {
+              const lines: string[] = [];
+              const outcome = await inSavepoint(db, trx, name, current, (line) => lines.push(line), readAfter(next));
+              group.push([outcome, lines]);
+              if (outcome.status === "imported") records += outcome.records;
+            }
+            next++;
+            if (next >= files.length || performance.now() - started >= GROUP_SECONDS * 1000 || records >= GROUP_RECORDS) return;
+            if ((await fileBytes(files[next])) > GROUP_FILE_BYTES) return;
+            // The next file's checks, under the lock the group holds.
+            const seen = await inspect(files[next]);
+            current = undefined;
+            if ("refusal" in seen) group.push(refusal(files[next], seen.refusal));
+            else {
+              const before = await earlierImport(trx, seen.name, seen.sha256);
+              if (before) group.push(settled(files[next], before));
+              else current = seen;
+            }
           }
-          next++;
-          if (next >= files.length || performance.now() - started >= GROUP_SECONDS * 1000 || records >= GROUP_RECORDS) return;
-          if ((await fileBytes(files[next])) > GROUP_FILE_BYTES) return;
-          // The next file's checks, under the lock the group holds.
-          const seen = await inspect(files[next]);
-          current = undefined;
-          if ("refusal" in seen) group.push(refusal(files[next], seen.refusal));
-          else {
-            const before = await earlierImport(trx, seen.name, seen.sha256);
-            if (before) group.push(settled(files[next], before));
-            else current = seen;
-          }
-        }
-      });
-    } catch (err) {
-      if (!(err instanceof LockTimeout)) throw err;
-      // Only the group's first write waits for the lock, so nothing of the group was loaded.
-      done(...refusal(file, `another import kept the database locked for ${waitSeconds} s (IMPORT_LOCK_WAIT_SECONDS); nothing of this file was loaded, import it again later`));
-      next = first + 1;
-      continue;
+        });
+      } catch (err) {
+        if (!(err instanceof LockTimeout)) throw err;
+        // Only the group's first write waits for the lock, so nothing of the group was loaded.
+        done(...refusal(file, `another import kept the database locked for ${waitSeconds} s (IMPORT_LOCK_WAIT_SECONDS); nothing of this file was loaded, import it again later`));
+        next = first + 1;
+        continue;
+      }
+      for (const [outcome, lines] of group) done(outcome, lines);
     }
-    for (const [outcome, lines] of group) done(outcome, lines);
+  } finally {
+    dropReadAhead();
   }
   return outcomes;
 }
 
 /** One file of a group under its own savepoint: kept when it loads, rolled back alone otherwise. */
-async function inSavepoint(db: Db, trx: Kysely<Database>, file: string, target: Target, log: Log): Promise<FileOutcome> {
+async function inSavepoint(db: Db, trx: Kysely<Database>, file: string, target: Target, log: Log, read: () => void): Promise<FileOutcome> {
   await sql`savepoint import_file`.execute(trx);
   try {
-    const records = await loadFile(db, trx, file, target, log);
+    const records = await loadFile(db, trx, file, target, log, read);
     await sql`release savepoint import_file`.execute(trx);
     return { file, status: "imported", records };
   } catch (err) {
@@ -263,7 +273,8 @@ async function takeImportLock(db: Db, trx: Kysely<Database>, waitSeconds: number
   }
 }
 
-async function loadFile(db: Db, trx: Kysely<Database>, file: string, target: Target, log: Log): Promise<number> {
+/** `read`: called once the file's rows are all read, before its summaries are written. */
+async function loadFile(db: Db, trx: Kysely<Database>, file: string, target: Target, log: Log, read: () => void): Promise<number> {
   const table = RECORD_TABLES[target.kind];
   // A group's first write takes SQLite's write lock (waiting for it as long as the connection's
   // busy timeout, which importPaths sets to the lock wait), and the unique name settles a race,
@@ -325,6 +336,7 @@ async function loadFile(db: Db, trx: Kysely<Database>, file: string, target: Tar
       }
     }
   }
+  read();
   if (problems > 0) {
     if (problems > MAX_PRINTED_PROBLEMS) log(`${file}: ... and ${problems - MAX_PRINTED_PROBLEMS} more problems`);
     throw new Rejected(problems);

@@ -35,37 +35,83 @@ function parseThread(): Worker {
 }
 
 export function checkedBatches(file: string, kind: RecordKind): AsyncGenerator<Checked[]> {
-  return process.env.IMPORT_THREADS === "0" ? validatedRows(file, kind) : onParseThread(file, kind);
+  if (process.env.IMPORT_THREADS === "0") return validatedRows(file, kind);
+  const job = ahead && ahead.file === file && ahead.kind === kind ? ahead : startJob(file, kind);
+  if (job !== ahead) dropReadAhead();
+  ahead = undefined;
+  return batchesOf(job);
 }
 
-async function* onParseThread(file: string, kind: RecordKind): AsyncGenerator<Checked[]> {
+/**
+ * Starts reading and checking `file` now, on the parsing thread, while this thread still writes
+ * the file before it: a daily file's parse then overlaps the previous file's summaries instead of
+ * following them. The next `checkedBatches` of the same file takes it over; any other call, or
+ * `dropReadAhead`, stops it. Only `AHEAD` batches are read ahead.
+ */
+export function readAhead(file: string, kind: RecordKind): void {
+  if (process.env.IMPORT_THREADS === "0" || (ahead?.file === file && ahead.kind === kind)) return;
+  dropReadAhead();
+  ahead = startJob(file, kind);
+}
+
+/** Stops a file read ahead that nobody took over. */
+export function dropReadAhead(): void {
+  if (!ahead) return;
+  stopJob(ahead);
+  ahead = undefined;
+}
+
+interface Job {
+  id: number;
+  file: string;
+  kind: RecordKind;
+  worker: Worker;
+  queue: (Reply | { failed: Error })[];
+  wake?: () => void;
+}
+
+let ahead: Job | undefined;
+
+function startJob(file: string, kind: RecordKind): Job {
   const w = parseThread();
-  const job = nextJob++;
-  const queue: (Reply | { failed: Error })[] = [];
-  let wake: (() => void) | undefined;
-  listeners.set(job, (reply) => {
-    queue.push(reply);
-    wake?.();
+  const job: Job = { id: nextJob++, file, kind, worker: w, queue: [] };
+  listeners.set(job.id, (reply) => {
+    job.queue.push(reply);
+    job.wake?.();
   });
   w.ref();
-  w.postMessage({ job, file, kind, ahead: AHEAD });
+  w.postMessage({ job: job.id, file, kind, ahead: AHEAD });
+  return job;
+}
+
+function stopJob(job: Job): void {
+  job.worker.postMessage({ job: job.id, stop: true });
+  endJob(job);
+}
+
+function endJob(job: Job): void {
+  listeners.delete(job.id);
+  // The thread keeps the process alive only while a file is being read.
+  if (listeners.size === 0) job.worker.unref();
+}
+
+async function* batchesOf(job: Job): AsyncGenerator<Checked[]> {
   let finished = false;
   try {
     for (;;) {
-      while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
-      const reply = queue.shift()!;
+      while (job.queue.length === 0) await new Promise<void>((resolve) => (job.wake = resolve));
+      const reply = job.queue.shift()!;
       if ("failed" in reply) throw reply.failed;
       if (reply.error) throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
       if (reply.done) {
         finished = true;
         return;
       }
-      w.postMessage({ job, more: true });
+      job.worker.postMessage({ job: job.id, more: true });
       yield reply.batch!;
     }
   } finally {
-    if (!finished) w.postMessage({ job, stop: true });
-    listeners.delete(job);
-    w.unref();
+    if (finished) endJob(job);
+    else stopJob(job);
   }
 }

@@ -4,16 +4,23 @@ import { validatedRows } from "./validated-rows";
 
 /**
  * Reads and checks files on a thread of its own while the import's thread writes (see
- * parallel-rows.ts), one file at a time. At most `ahead` batches wait unread, so memory stays
- * flat for any file size.
+ * parallel-rows.ts). At most `ahead` batches of a file wait unread, so memory stays flat for
+ * any file size.
  */
 type Message = { job: number; file: string; kind: RecordKind; ahead: number } | { job: number; more: true } | { job: number; stop: true };
 
-let current: { job: number; credits: number; stopped: boolean; wake?: () => void } | undefined;
+interface Job {
+  credits: number;
+  stopped: boolean;
+  wake?: () => void;
+}
+
+// Usually one file; two while the next file is read ahead of its turn (parallel-rows.ts).
+const jobs = new Map<number, Job>();
 
 async function parse(job: number, file: string, kind: RecordKind, ahead: number) {
-  const state = { job, credits: ahead, stopped: false as boolean, wake: undefined as (() => void) | undefined };
-  current = state;
+  const state: Job = { credits: ahead, stopped: false };
+  jobs.set(job, state);
   try {
     for await (const batch of validatedRows(file, kind)) {
       while (state.credits === 0 && !state.stopped) await new Promise<void>((resolve) => (state.wake = resolve));
@@ -26,7 +33,7 @@ async function parse(job: number, file: string, kind: RecordKind, ahead: number)
     const e = err as NodeJS.ErrnoException;
     parentPort!.postMessage({ job, error: { message: e?.message ?? String(err), code: e?.code } });
   } finally {
-    if (current === state) current = undefined;
+    jobs.delete(job);
   }
 }
 
@@ -35,8 +42,9 @@ parentPort!.on("message", (m: Message) => {
     void parse(m.job, m.file, m.kind, m.ahead);
     return;
   }
-  if (current?.job !== m.job) return;
-  if ("more" in m) current.credits++;
-  else current.stopped = true;
-  current.wake?.();
+  const state = jobs.get(m.job);
+  if (!state) return;
+  if ("more" in m) state.credits++;
+  else state.stopped = true;
+  state.wake?.();
 });
