@@ -42,6 +42,13 @@ export function flag(name: string, fallback: boolean, env: Env = process.env): b
 export const rateLimitPerMinute = (env: Env = process.env) =>
   wholeNumber("RATE_LIMIT_PER_MINUTE", 6000, { hint: "0 turns the limit off" }, env);
 
+/**
+ * How long the server waits for one PostgreSQL statement: PostgreSQL cancels it then
+ * (statement_timeout), and the driver gives up a second later on a server that does not answer at
+ * all (a frozen host, a dead link), so no request waits longer; either way the answer is 503.
+ */
+export const pgQueryTimeoutSeconds = (env: Env = process.env) => wholeNumber("PG_QUERY_TIMEOUT_SECONDS", 15, { min: 1, max: 3600 }, env);
+
 /** Failed API authentications one client address may send per minute (per instance); 0: no limit. */
 export const authFailuresPerMinute = (env: Env = process.env) =>
   wholeNumber("AUTH_FAILURES_PER_MINUTE", 60, { hint: "0 turns the limit off" }, env);

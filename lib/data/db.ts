@@ -4,7 +4,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import { contentJson, jsonArrayOf, RECORD_JSON_COLUMN } from "@/lib/api/serialize";
-import { databaseTarget, type DatabaseTarget } from "@/lib/config";
+import { databaseTarget, type DatabaseTarget, pgQueryTimeoutSeconds } from "@/lib/config";
 import { type Dialect, migrateToLatest } from "./migrations";
 import { Memo, type ReadResult, type ReadStatement, type Row, runBatch, runBatchCarried, runBatchConcurrently } from "./read";
 import { sqliteReaderCount, SqliteReaders } from "./sqlite-readers";
@@ -74,13 +74,16 @@ export function stateFileOf(file: string): string {
 }
 
 function postgresDb(url: string, server: boolean, poolMax?: number): Kysely<Database> {
+  const timeoutMs = pgQueryTimeoutSeconds() * 1000;
   const pool = new pg.Pool({
     connectionString: url,
     // The server writes only nonces and sessions. Their commits need not wait for the disk: a
     // crash could forget the last fraction of a second of them (a request replayed within it
     // would be accepted once; a fresh session would have to sign in again), while every signed
     // request saves a disk flush. The commands, which write records, keep the default.
-    ...(server ? { options: "-c synchronous_commit=off" } : {}),
+    // No request of the server waits for one statement longer than PG_QUERY_TIMEOUT_SECONDS:
+    // PostgreSQL cancels it, and the driver stops waiting for a server that does not answer.
+    ...(server ? { options: `-c synchronous_commit=off -c statement_timeout=${timeoutMs}`, query_timeout: timeoutMs + 1000 } : {}),
     max: poolMax ?? Number(process.env.PG_POOL_MAX || 10),
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30_000,
@@ -185,7 +188,8 @@ export function getDb(): Promise<Db> {
   return globalForDb.__disputesDb;
 }
 
-const UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "ETIMEDOUT", "EHOSTUNREACH", "57P01", "57P02", "57P03", "53300", "SQLITE_BUSY", "SQLITE_CANTOPEN"]);
+// 57014: a statement cancelled at PG_QUERY_TIMEOUT_SECONDS (statement_timeout).
+const UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "ETIMEDOUT", "EHOSTUNREACH", "57P01", "57P02", "57P03", "57014", "53300", "SQLITE_BUSY", "SQLITE_CANTOPEN"]);
 
 /** True when an error means the database cannot be reached right now (an HTTP 503, not a 500). */
 export function isDatabaseUnavailable(err: unknown): boolean {
@@ -194,7 +198,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
     const code = (e as { code?: unknown }).code;
     if (typeof code === "string" && (UNAVAILABLE_CODES.has(code) || code.startsWith("08"))) return true;
     const message = (e as { message?: unknown }).message;
-    if (typeof message === "string" && /timeout exceeded when trying to connect|Connection terminated|encountered a connection error and is not queryable/i.test(message)) return true;
+    if (typeof message === "string" && /timeout exceeded when trying to connect|Connection terminated|encountered a connection error and is not queryable|Query read timeout/i.test(message)) return true;
     e = (e as { cause?: unknown }).cause;
   }
   return false;

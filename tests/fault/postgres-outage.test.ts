@@ -20,6 +20,8 @@ const ANSWER_BOUND_MS = 6_000;
 const RECOVERY_BOUND_MS = 15_000;
 const IN_FLIGHT = 8;
 const DOWN_MS = 4_000;
+/** how long the cluster's processes stay stopped (SIGSTOP) */
+const FROZEN_MS = 10_000;
 /** what a 503 body must never show: driver codes, hosts, SQL, stack frames, file paths */
 const INTERNALS = /ECONNREFUSED|57P0|127\.0\.0\.1|postgres|terminat|select |insert |nonce|at \S+ \(|\.js\b|\/work\/|node_modules|stack/i;
 
@@ -260,6 +262,50 @@ describe.skipIf(!PG_BIN)("PostgreSQL outage under load (private cluster)", () =>
       expect(server.output()).not.toMatch(/uncaught|unhandled/i);
     } finally {
       await load.stop();
+      await server.stop();
+    }
+  });
+
+  // A host that stops answering without closing its connections (a frozen machine, a dead link):
+  // no error ever arrives, so only the server's own limit (PG_QUERY_TIMEOUT_SECONDS) ends a wait.
+  it("answers every request within the bound while PostgreSQL is frozen, and serves again once it thaws", { timeout: 120_000 }, async () => {
+    const server = await startServer({ ...env!.env, PG_QUERY_TIMEOUT_SECONDS: "2" });
+    const load = startLoad(server.url);
+    let freezeAt = 0;
+    let thawAt = 0;
+    let recovered: Sample | undefined;
+    try {
+      await sleep(1_500);
+      freezeAt = Date.now();
+      cluster!.freeze();
+      await sleep(FROZEN_MS);
+      thawAt = Date.now();
+      cluster!.thaw();
+      recovered = await firstSuccessAfter(load.samples, thawAt, RECOVERY_BOUND_MS);
+      await sleep(2_000);
+    } finally {
+      cluster!.thaw();
+      await load.stop();
+    }
+    try {
+      const samples = load.samples;
+      const recoveredMs = recovered ? recovered.end - thawAt : undefined;
+      figures("frozen under load", samples, { stopBegin: freezeAt, stopEnd: freezeAt, startBegin: thawAt, startEnd: thawAt }, recoveredMs);
+      const before = samples.filter((s) => s.end < freezeAt);
+      expect(before.length).toBeGreaterThan(0);
+      expect(before.filter((s) => s.status !== 200).map((s) => s.status)).toEqual([]);
+      // Every answer within the bound, 200 or a clean 503: nothing waits for the frozen server.
+      expect(samples.flatMap(answerProblems)).toEqual([]);
+      const frozen = samples.filter((s) => s.start >= freezeAt && s.end <= thawAt);
+      expect(frozen.length).toBeGreaterThanOrEqual(IN_FLIGHT);
+      expect(frozen.filter((s) => s.status !== 503).map((s) => s.status)).toEqual([]);
+      expect(recovered, "no search succeeded after PostgreSQL thawed").toBeDefined();
+      expect(recoveredMs!).toBeLessThan(RECOVERY_BOUND_MS);
+      const after = samples.filter((s) => s.start >= recovered!.end);
+      expect(after.length).toBeGreaterThan(0);
+      expect(after.filter((s) => s.status !== 200).map((s) => `${s.status} ${s.body.slice(0, 200)}`)).toEqual([]);
+      expect(server.output()).not.toMatch(/uncaught|unhandled/i);
+    } finally {
       await server.stop();
     }
   });

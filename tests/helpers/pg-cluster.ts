@@ -36,6 +36,10 @@ export interface PrivateCluster {
   start(): Promise<void>;
   /** pg_ctl stop, waiting until the server is gone ("fast": sessions are terminated with 57P01) */
   stop(mode?: "smart" | "fast" | "immediate"): Promise<void>;
+  /** SIGSTOP to the server and every one of its processes: connections stay open, nothing answers */
+  freeze(): void;
+  /** SIGCONT to the processes `freeze` stopped */
+  thaw(): void;
   /** stops the cluster whatever its state and removes its folder; safe to call more than once */
   destroy(): Promise<void>;
   /** the cluster's server log */
@@ -127,12 +131,36 @@ export async function createPrivateCluster(): Promise<PrivateCluster> {
     } finally {
       await admin.end();
     }
+    let frozen: number[] = [];
+    const processes = () => {
+      const postmaster = Number(fs.readFileSync(path.join(data, "postmaster.pid"), "utf8").split("\n")[0]);
+      const children = spawnSync("pgrep", ["-P", String(postmaster)], { encoding: "utf8" }).stdout.split("\n").filter(Boolean).map(Number);
+      return [postmaster, ...children];
+    };
+    const thaw = () => {
+      for (const pid of frozen.splice(0)) {
+        try {
+          process.kill(pid, "SIGCONT");
+        } catch {
+          // gone meanwhile
+        }
+      }
+    };
+    const freeze = () => {
+      frozen = processes();
+      for (const pid of frozen) process.kill(pid, "SIGSTOP");
+    };
     return {
       url: `postgres://postgres@127.0.0.1:${port}/disputes`,
       port,
       start,
       stop,
-      destroy,
+      freeze,
+      thaw,
+      destroy: async () => {
+        thaw();
+        await destroy();
+      },
       log: () => (fs.existsSync(logFile) ? fs.readFileSync(logFile, "utf8") : ""),
     };
   } catch (err) {
