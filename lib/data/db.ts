@@ -133,7 +133,14 @@ export async function openDatabase(url?: string, opts: { readers?: number; serve
   const db = sqlite ? sqlite.db : postgresDb((target as { url: string }).url, opts.server ?? false, opts.poolMax);
   const dialect: Dialect = target.kind;
   try {
-    await migrateToLatest(db as unknown as Kysely<unknown>, dialect);
+    // The server's PostgreSQL connections cancel long statements; a migration over a large
+    // history may rightly take minutes, so it runs on a connection of its own without that limit.
+    const migrating = target.kind === "postgres" && opts.server ? postgresDb(target.url, false, 1) : db;
+    try {
+      await migrateToLatest(migrating as unknown as Kysely<unknown>, dialect);
+    } finally {
+      if (migrating !== db) await migrating.destroy();
+    }
   } catch (err) {
     await db.destroy().catch(() => {});
     throw err;
