@@ -6,7 +6,7 @@ import type { WorklistRequest } from "@/lib/schemas/worklist";
 import { type Db, getDb } from "./db";
 import { EITHER_SCHEME } from "./disputes";
 import type { Dialect } from "./migrations";
-import { type ReadResult, type ReadStatement, type Row, VERSION_STATEMENT } from "./read";
+import { carryingVersion, type ReadResult, type ReadStatement, type Row, VERSION_COLUMN, VERSION_SQL, VERSION_STATEMENT } from "./read";
 import { type Database, RECORD_TABLES } from "./schema";
 
 /**
@@ -111,7 +111,9 @@ function pageStatement(db: Kysely<Database>, dialect: Dialect, classes: readonly
       from disputes${indexedBy(dialect, index)} where ${due(c, start ? start.day - c.window : c.lo)} and ${inScope(dialect, sql.ref("shop_code"), shops)}
       order by base_day, record_id limit ${offset + request.per_page}) ${sql.id(`c${i}`)}`;
   });
-  return sql`select kind, record_id, answer_day from (${sql.join(arms, sql` union all `)}) page
+  // On PostgreSQL each entry also names its snapshot's version, for a batch of one round trip (read.ts).
+  const version = dialect === "postgres" ? sql.raw(`, (${VERSION_SQL}) as ${VERSION_COLUMN}`) : sql``;
+  return sql`select kind, record_id, answer_day${version} from (${sql.join(arms, sql` union all `)}) page
     order by answer_day, kind, record_id limit ${request.per_page} offset ${offset}`.compile(db);
 }
 
@@ -170,11 +172,13 @@ export async function worklistPage(request: WorklistRequest, access: readonly st
       const row = (started as Row[] | undefined)?.[0];
       if (row && perClass.every(({ m, all }) => m === all)) start = { day: Number(row.answer_day), before: Number(row.before) };
     }
-    const [v, counted, page] = await read([VERSION_STATEMENT, count, statement(pageStatement(db, dialect, classes, shops, request, seek, start))]);
+    const page = statement(pageStatement(db, dialect, classes, shops, request, seek, start));
+    const batch = dialect === "postgres" ? [VERSION_STATEMENT, carryingVersion(count), { ...page, carriesVersion: true as const }] : [VERSION_STATEMENT, count, page];
+    const [v, counted, entries] = await read(batch);
     // An import committed in between: the start may have moved, so place the page again.
     if (start && versionOf(v) !== version) continue;
     const totalElements = classCounts(counted, classes.length).reduce((sum, c) => sum + c.m, 0);
-    return { items: await itemsOf(read, db, dialect, page as Row[]), totalElements, totalPages: Math.ceil(totalElements / request.per_page) };
+    return { items: await itemsOf(read, db, dialect, entries as Row[]), totalElements, totalPages: Math.ceil(totalElements / request.per_page) };
   }
 }
 
