@@ -110,20 +110,6 @@ export function contentJson(kind: RecordKind, rows: readonly Record<string, unkn
   return `[${rows.map((row) => recordJson(kind, row)).join(",")}]`;
 }
 
-/** Like contentJson, for rows as arrays of values in the order of `columns` (a raw statement's rows). */
-export function contentJsonOfArrays(kind: RecordKind, columns: readonly string[], rows: readonly (readonly unknown[])[]): string {
-  const fields = PLANS[kind];
-  const at = fields.map((field) => columns.indexOf(field.name));
-  let out = "[";
-  for (let r = 0; r < rows.length; r++) {
-    const row = rows[r];
-    out += r ? ",{" : "{";
-    for (let i = 0; i < fields.length; i++) out += fields[i].prefix + fields[i].write(at[i] < 0 ? undefined : row[at[i]]);
-    out += "}";
-  }
-  return out + "]";
-}
-
 /** The page envelope of CONTRACT 1.3 around a `contentJson` array. */
 export function envelopeJson(content: string, totalPages: number, totalElements: number): string;
 export function envelopeJson(content: string | Uint8Array, totalPages: number, totalElements: number): string | Uint8Array;

@@ -4,7 +4,7 @@ import type { RecordKind } from "@/lib/domain/fields";
 import { RECORD_JSON_COLUMN, sqlRecordJson } from "@/lib/api/serialize";
 import { type SearchRequest, SORT_KEY_COLUMNS, type SortKey } from "@/lib/schemas/search";
 import { type Db, getDb } from "./db";
-import { carryingVersion, type ReadResult, type ReadStatement, type Row, VERSION_COLUMN, VERSION_SQL, VERSION_STATEMENT } from "./read";
+import { type ReadResult, type ReadStatement, type Row, VERSION_COLUMN, VERSION_SQL, VERSION_STATEMENT, versioned } from "./read";
 import type { Dialect } from "./migrations";
 import { countFromSummary, coversEveryShop } from "./record-counts";
 import { type Database, RECORD_TABLES, type RecordTable } from "./schema";
@@ -178,7 +178,7 @@ function pageStatement(db: Kysely<Database>, dialect: Dialect, kind: RecordKind,
   const offset = request.page * request.per_page;
   // The database writes each record's JSON itself (a string per record instead of 43 values),
   // except PostgreSQL's small pages: planning and evaluating the expression there costs more than
-  // the rows it saves (measured: 20-record pages 7% fewer requests a second, 100 and 1000-record
+  // the rows it saves (measured: 10-record pages 7% fewer requests a second, 100 and 1000-record
   // pages 8-15% and 26-35% more). On PostgreSQL each record also names its snapshot's version,
   // for a batch of one round trip (read.ts).
   const written = dialect === "sqlite" || request.per_page >= PG_WRITES_JSON_FROM;
@@ -186,7 +186,11 @@ function pageStatement(db: Kysely<Database>, dialect: Dialect, kind: RecordKind,
     const records: Query = written ? q.select(sql.raw(sqlRecordJson(dialect, kind)).as(RECORD_JSON_COLUMN)) : q.selectAll();
     return dialect === "postgres" ? records.select(sql.raw(`(${VERSION_SQL})`).as(VERSION_COLUMN)) : records;
   };
-  const page = (query: CompiledQuery): ReadStatement => ({ ...statement(query, { json: kind }), ...(written ? { recordJsonColumn: true } : {}) });
+  const page = (query: CompiledQuery): ReadStatement => ({
+    ...statement(query, { json: kind }),
+    ...(written ? { recordJsonColumn: true } : {}),
+    ...(dialect === "postgres" ? { carriesVersion: true } : {}),
+  });
   if (!walks(path) && dialect !== "postgres") {
     return page(ordered(columns(db.selectFrom(table).where(where) as unknown as Query), request).limit(request.per_page).offset(offset).compile());
   }
@@ -208,8 +212,7 @@ export async function searchRecords(kind: RecordKind, request: SearchRequest, ac
     return { content: "[]", totalElements: matched, totalPages: Math.ceil(matched / request.per_page) };
   }
   const page = pageStatement(db, dialect, kind, request, shops, path);
-  const batch = dialect === "postgres" ? [VERSION_STATEMENT, carryingVersion(count), { ...page, carriesVersion: true as const }] : [VERSION_STATEMENT, count, page];
-  const [, counted, content] = await read(batch);
+  const [, counted, content] = await read([VERSION_STATEMENT, versioned(dialect, count), page]);
   const totalElements = countOf(counted);
   return {
     content: content as string | Uint8Array,

@@ -1,4 +1,5 @@
 import type { RecordKind } from "@/lib/domain/fields";
+import type { Dialect } from "./migrations";
 
 /**
  * One read statement of the data module, as it crosses to a reader thread: compiled SQL, its
@@ -86,6 +87,11 @@ const versionKey = (rows: ReadResult) => JSON.stringify(rows);
  */
 export function carryingVersion(s: ReadStatement): ReadStatement {
   return { ...s, sql: `select "t".*, (${VERSION_SQL}) as "${VERSION_COLUMN}" from (${s.sql}) as "t"`, carriesVersion: true };
+}
+
+/** `carryingVersion` on PostgreSQL, where a batch of such statements is one round trip (`runBatchCarried`); `s` elsewhere. */
+export function versioned(dialect: Dialect, s: ReadStatement): ReadStatement {
+  return dialect === "postgres" ? carryingVersion(s) : s;
 }
 
 type Run = (s: ReadStatement) => ReadResult | Promise<ReadResult>;

@@ -1,13 +1,13 @@
 import { parentPort, workerData } from "node:worker_threads";
 import BetterSqlite3 from "better-sqlite3";
-import { contentJsonOfArrays, jsonArrayOf } from "@/lib/api/serialize";
+import { jsonArrayOf } from "@/lib/api/serialize";
 import { preparedStatements } from "./prepared";
 import { Memo, type ReadResult, type ReadStatement, type Row, runBatch } from "./read";
 
 /**
- * A read-only SQLite connection on a thread of its own (see sqlite-readers.ts). It also writes
- * a page's records as JSON in UTF-8, so the server's event loop receives bytes to send instead
- * of rows to serialise.
+ * A read-only SQLite connection on a thread of its own (see sqlite-readers.ts). It also joins a
+ * page's records, whose JSON SQLite wrote, into one array in UTF-8, so the server's event loop
+ * receives bytes to send instead of rows to serialise.
  */
 
 const { file, cacheKib } = workerData as { file: string; cacheKib: number };
@@ -26,12 +26,11 @@ const memo = new Memo();
 
 function run({ sql, parameters, json, recordJsonColumn }: ReadStatement): ReadResult {
   const statement = prepared(sql);
-  // As UTF-8 bytes in a buffer of their own, handed over without a copy (see postMessage below).
-  if (json && recordJsonColumn) return encoder.encode(jsonArrayOf(statement.pluck(true).all(parameters as unknown[]) as string[]));
   if (!json) return statement.raw(false).all(parameters as unknown[]) as Row[];
-  // Rows as arrays: half the cost of building an object per row.
-  const rows = statement.raw(true).all(parameters as unknown[]) as unknown[][];
-  return encoder.encode(contentJsonOfArrays(json, statement.columns().map((c) => c.name), rows));
+  // SQLite's page statements select each record's JSON, written by SQLite (lib/data/queries.ts).
+  if (!recordJsonColumn) throw new Error("a page statement on SQLite must select the records' JSON (sqlRecordJson)");
+  // As UTF-8 bytes in a buffer of their own, handed over without a copy (see postMessage below).
+  return encoder.encode(jsonArrayOf(statement.pluck(true).all(parameters as unknown[]) as string[]));
 }
 
 const encoder = new TextEncoder();

@@ -6,7 +6,7 @@ import type { WorklistRequest } from "@/lib/schemas/worklist";
 import { type Db, getDb } from "./db";
 import { EITHER_SCHEME } from "./disputes";
 import type { Dialect } from "./migrations";
-import { carryingVersion, type ReadResult, type ReadStatement, type Row, VERSION_COLUMN, VERSION_SQL, VERSION_STATEMENT } from "./read";
+import { type ReadResult, type ReadStatement, type Row, VERSION_COLUMN, VERSION_SQL, VERSION_STATEMENT, versioned } from "./read";
 import { type Database, RECORD_TABLES } from "./schema";
 
 /**
@@ -150,7 +150,8 @@ export async function worklistPage(request: WorklistRequest, access: readonly st
   const classes = classesOf(request, config).filter((c) => c.lo <= c.hi);
   // An empty access list sees nothing; "in ()" is not valid SQL.
   if (shops.length === 0 || classes.length === 0) return { items: [], totalElements: 0, totalPages: 0 };
-  const count = statement(countStatement(db, dialect, classes, shops), { memo: true });
+  // The same statement in both reads below, so it is counted (and remembered) once per version.
+  const count = versioned(dialect, statement(countStatement(db, dialect, classes, shops), { memo: true }));
   const offset = request.page * request.per_page;
   const limit = offset + request.per_page;
   const deep = offset >= START_FROM_COUNTS;
@@ -172,9 +173,8 @@ export async function worklistPage(request: WorklistRequest, access: readonly st
       const row = (started as Row[] | undefined)?.[0];
       if (row && perClass.every(({ m, all }) => m === all)) start = { day: Number(row.answer_day), before: Number(row.before) };
     }
-    const page = statement(pageStatement(db, dialect, classes, shops, request, seek, start));
-    const batch = dialect === "postgres" ? [VERSION_STATEMENT, carryingVersion(count), { ...page, carriesVersion: true as const }] : [VERSION_STATEMENT, count, page];
-    const [v, counted, entries] = await read(batch);
+    const page = { ...statement(pageStatement(db, dialect, classes, shops, request, seek, start)), ...(dialect === "postgres" ? { carriesVersion: true as const } : {}) };
+    const [v, counted, entries] = await read([VERSION_STATEMENT, count, page]);
     // An import committed in between: the start may have moved, so place the page again.
     if (start && versionOf(v) !== version) continue;
     const totalElements = classCounts(counted, classes.length).reduce((sum, c) => sum + c.m, 0);

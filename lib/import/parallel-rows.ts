@@ -36,8 +36,8 @@ function parseThread(): Worker {
 
 export function checkedBatches(file: string, kind: RecordKind): AsyncGenerator<Checked[]> {
   if (process.env.IMPORT_THREADS === "0") return validatedRows(file, kind);
-  const job = ahead && ahead.file === file && ahead.kind === kind ? ahead : startJob(file, kind);
-  if (job !== ahead) dropReadAhead();
+  if (!isAhead(file, kind)) dropReadAhead();
+  const job = ahead ?? startJob(file, kind);
   ahead = undefined;
   return batchesOf(job);
 }
@@ -49,7 +49,7 @@ export function checkedBatches(file: string, kind: RecordKind): AsyncGenerator<C
  * `dropReadAhead`, stops it. Only `AHEAD` batches are read ahead.
  */
 export function readAhead(file: string, kind: RecordKind): void {
-  if (process.env.IMPORT_THREADS === "0" || (ahead?.file === file && ahead.kind === kind)) return;
+  if (process.env.IMPORT_THREADS === "0" || isAhead(file, kind)) return;
   dropReadAhead();
   ahead = startJob(file, kind);
 }
@@ -71,6 +71,8 @@ interface Job {
 }
 
 let ahead: Job | undefined;
+
+const isAhead = (file: string, kind: RecordKind) => ahead?.file === file && ahead.kind === kind;
 
 function startJob(file: string, kind: RecordKind): Job {
   const w = parseThread();
