@@ -6,7 +6,7 @@ import pg from "pg";
 import { contentJson, jsonArrayOf, RECORD_JSON_COLUMN } from "@/lib/api/serialize";
 import { databaseTarget, type DatabaseTarget, pgQueryTimeoutSeconds } from "@/lib/config";
 import { type Dialect, migrateToLatest } from "./migrations";
-import { Memo, type ReadResult, type ReadStatement, type Row, runBatch, runBatchCarried, runBatchConcurrently } from "./read";
+import { Memo, type ReadResult, type ReadStatement, type Remembered, rememberedIn, type Row, runBatch, runBatchCarried, runBatchConcurrently } from "./read";
 import { sqliteReaderCount, SqliteReaders } from "./sqlite-readers";
 import { preparedStatements } from "./prepared";
 import type { Database } from "./schema";
@@ -28,6 +28,8 @@ export interface Db {
    * committed meanwhile (read.ts).
    */
   read(statements: readonly ReadStatement[]): Promise<ReadResult[]>;
+  /** What `read` remembers for a memo statement under the latest version it read (none on reader threads, whose memos are their own). */
+  remembered(s: ReadStatement): Remembered | undefined;
   close(): Promise<void>;
 }
 
@@ -173,6 +175,7 @@ export async function openDatabase(url?: string, opts: { readers?: number; serve
     target,
     sqlite: sqlite?.database,
     read,
+    remembered: (s) => (readers ? undefined : rememberedIn(memo, s)),
     close: async () => {
       await readers?.close();
       await db.destroy();

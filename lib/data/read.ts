@@ -17,6 +17,12 @@ export interface ReadStatement {
   memo?: true;
   /** each row also names the version of the statement's own snapshot, in VERSION_COLUMN (`carryingVersion`) */
   carriesVersion?: true;
+  /**
+   * The statement is right only in a snapshot of this data version (a version key, `Remembered`):
+   * it relies on a fact remembered there, such as a scope that holds every shop. In a snapshot of
+   * any other version, or where the version is not known, `otherwise` runs in its place.
+   */
+  onlyAt?: { version: string; otherwise: ReadStatement };
 }
 
 export type Row = Record<string, unknown>;
@@ -67,6 +73,24 @@ export class Memo {
   }
 }
 
+/** A result the memo holds for a statement, and the version (key) it was counted under. */
+export interface Remembered {
+  version: string;
+  rows: Row[];
+}
+
+/** What `memo` remembers for `s` under its current version, without running anything. */
+export function rememberedIn(memo: Memo, s: ReadStatement): Remembered | undefined {
+  const version = memo.current;
+  const rows = version === undefined ? undefined : memo.get(version, memoKey(s));
+  return version === undefined || !rows ? undefined : { version, rows };
+}
+
+/** The statement to run in a snapshot of `version` (a version key, or undefined when unknown). */
+export function statementAt(s: ReadStatement, version: string | undefined): ReadStatement {
+  return !s.onlyAt || s.onlyAt.version === version ? s : statementAt(s.onlyAt.otherwise, version);
+}
+
 const memoKey = (s: ReadStatement) => `${s.sql}\u0000${JSON.stringify(s.parameters)}`;
 
 /** The data's version: the last committed import's id. */
@@ -103,7 +127,8 @@ type Run = (s: ReadStatement) => ReadResult | Promise<ReadResult>;
 export async function runBatch(statements: readonly ReadStatement[], memo: Memo, run: Run): Promise<ReadResult[]> {
   const results: ReadResult[] = new Array(statements.length);
   let version: string | undefined;
-  for (const [i, s] of statements.entries()) {
+  for (const [i, given] of statements.entries()) {
+    const s = statementAt(given, version);
     if (!s.memo) {
       results[i] = await run(s);
       if (s.version) version = versionKey(results[i]);
@@ -144,7 +169,7 @@ export async function runBatchConcurrently(statements: readonly ReadStatement[],
     indexes
       .filter((i) => i !== versionAt)
       .map(async (i) => {
-        const s = statements[i];
+        const s = statementAt(statements[i], version);
         if (!s.memo) {
           results[i] = await run(s);
           return;
@@ -199,6 +224,8 @@ export async function runBatchCarried(statements: readonly ReadStatement[], memo
   if (named.size !== 1) return undefined;
   const [version] = named;
   if (version === undefined) return undefined;
+  // A statement right only at another version read a snapshot it must not answer from.
+  if (statements.some((s) => statementAt(s, version) !== s)) return undefined;
   for (const [i, s] of statements.entries()) if (s.version) results[i] = JSON.parse(version) as Row[];
   for (const [key, rows] of counted) memo.setAt(version, key, rows);
   return results;

@@ -158,4 +158,38 @@ describe.each(backends)("exact totals from running counts on $name", (backend) =
     expect(await total("pre_arbitration", { sortKey: "MERCHANT_ID", page: 3 })).toBe(before.pa + 2);
     await checkAll([FIRST, LATER]);
   });
+
+  it("never shows a shop that arrived after the scope was found to hold every shop", async () => {
+    // The credential's access list holds every shop with records: on PostgreSQL the page
+    // statements then leave the scope test out, right only at the data version where that was
+    // counted (lib/data/queries.ts scopedPage). Read twice so that the fact is remembered.
+    const read = async (body: Record<string, unknown>) => {
+      const res = await fetch(`${server.url}/api/chargeback`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...signedHeaders("s-a", PASSWORD) },
+        body: JSON.stringify({ per_page: 1000, ...body }),
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { totalElements: number; content: { payment_id: string }[] };
+    };
+    const bodies = [{}, { sortKey: "FILE_DATE", sortOrder: "desc" }, { file_date_from: "2026-01-01" }];
+    const before = [];
+    for (const body of bodies) {
+      await read(body);
+      before.push((await read(body)).totalElements);
+    }
+    // Records carry no shop code: the outsider's are known by their payment ids (writeFiles).
+    const outsiders = new Set([1, 2, 3].map((i) => `P-${serial + i}`));
+    const r = await runCli("import.ts", writeFiles(path.join(dir, "outsider"), { "CHB_20260110.csv": { "s-outside": 3, "s-b": 1 } }), env);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    for (const [i, body] of bodies.entries()) {
+      for (let round = 0; round < 2; round++) {
+        const page = await read(body);
+        expect(page.totalElements, JSON.stringify(body)).toBe(before[i] + 1);
+        expect(page.content).toHaveLength(page.totalElements);
+        expect(page.content.filter((rec) => outsiders.has(rec.payment_id))).toEqual([]);
+        expect(page.content.map((rec) => rec.payment_id)).toContain(`P-${serial}`);
+      }
+    }
+  });
 });

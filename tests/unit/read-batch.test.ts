@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { carryingVersion, Memo, type ReadStatement, type Row, runBatchCarried, VERSION_COLUMN, VERSION_STATEMENT } from "@/lib/data/read";
+import { carryingVersion, Memo, type ReadStatement, rememberedIn, type Row, runBatch, runBatchCarried, runBatchConcurrently, VERSION_COLUMN, VERSION_STATEMENT } from "@/lib/data/read";
 
 /**
  * The one-round-trip batch of PostgreSQL (lib/data/read.ts): statements that each name the version
@@ -72,5 +72,59 @@ describe("runBatchCarried", () => {
     const again = database([9]);
     await runBatchCarried([VERSION_STATEMENT, count, page], memo, again.run);
     expect(again.ran).toEqual([page.sql]);
+  });
+});
+
+/**
+ * A statement right only at one data version (`onlyAt`, e.g. a page without the scope test while
+ * the scope holds every shop): every way of reading answers it only from a snapshot of that
+ * version, and runs the statement it names otherwise in any other.
+ */
+describe("statements right only at one version", () => {
+  const scoped: ReadStatement = { sql: "select *, v from t where shop = any($1) order by id", parameters: [["a", "b"]], carriesVersion: true };
+  const at = (v: number): ReadStatement => ({ sql: "select *, v from t order by id", parameters: [], carriesVersion: true, onlyAt: { version: `[{"v":${v}}]`, otherwise: scoped } });
+
+  it("one round trip answers only when the snapshot is of that version", async () => {
+    const same = database([7, 7]);
+    expect(await runBatchCarried([VERSION_STATEMENT, count, at(7)], new Memo(), same.run)).toBeDefined();
+    expect(same.ran).toEqual([count.sql, at(7).sql]);
+    // The count and the page agree on 8, but the page was right only at 7.
+    expect(await runBatchCarried([VERSION_STATEMENT, count, at(7)], new Memo(), database([8, 8]).run)).toBeUndefined();
+  });
+
+  it("between two reads of the version, the other statement runs at another version", async () => {
+    const versionRows = (v: number) => [{ v }];
+    const ran: string[] = [];
+    const run = (v: number) => async (s: ReadStatement) => {
+      ran.push(s.sql);
+      return s.version ? versionRows(v) : [{ n: 1 }];
+    };
+    await runBatchConcurrently([VERSION_STATEMENT, at(7)], new Memo(), run(8));
+    expect(ran).toEqual([VERSION_STATEMENT.sql, scoped.sql, VERSION_STATEMENT.sql]);
+    ran.length = 0;
+    await runBatchConcurrently([VERSION_STATEMENT, at(8)], new Memo(), run(8));
+    expect(ran).toEqual([VERSION_STATEMENT.sql, at(8).sql, VERSION_STATEMENT.sql]);
+  });
+
+  it("in one snapshot, the version read first decides; without it the other statement runs", async () => {
+    const ran: string[] = [];
+    const run = async (s: ReadStatement) => {
+      ran.push(s.sql);
+      return s.version ? [{ v: 8 }] : [];
+    };
+    await runBatch([VERSION_STATEMENT, at(7), at(8)], new Memo(), run);
+    expect(ran).toEqual([VERSION_STATEMENT.sql, scoped.sql, at(8).sql]);
+    ran.length = 0;
+    await runBatch([at(8)], new Memo(), run);
+    expect(ran).toEqual([scoped.sql]);
+  });
+
+  it("the memo tells what it remembers and under which version, without running anything", async () => {
+    const memo = new Memo();
+    expect(rememberedIn(memo, count)).toBeUndefined();
+    await runBatchCarried([VERSION_STATEMENT, count, page], memo, database([7, 7]).run);
+    expect(rememberedIn(memo, count)).toEqual({ version: '[{"v":7}]', rows: [{ n: 70, [VERSION_COLUMN]: 7 }] });
+    expect(rememberedIn(memo, page)).toBeUndefined();
+    expect(memo.current).toBe('[{"v":7}]');
   });
 });
