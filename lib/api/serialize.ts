@@ -47,39 +47,51 @@ function plan(fields: readonly FieldDef[]): FieldPlan[] {
  * to JavaScript as 1,000 strings instead of 43,000 values (SQLite, a 1000-record page: 14.1 ->
  * 8.9 ms, bytes equal). Each backend's SQL is the writer above in its terms; a property test
  * holds them equal on the real schema of both backends.
+ *
+ * SQLite: one printf of the fields, each written as text. PostgreSQL: row_to_json of a row whose
+ * columns are the fields, each of the type whose JSON is the writer's (text quoted, integers as
+ * they are, amounts as numeric with two decimals, the document indicator as json): one pass in C
+ * per record, which plans and runs in less time than concatenating 43 texts (measured: 100 records
+ * 1.45 -> 1.2 ms, a 10-record page's planning 0.22 -> 0.16 ms).
  */
-function sqlWriterOf(dialect: Dialect, def: FieldDef): string {
+function sqliteWriterOf(def: FieldDef): string {
   const c = `"${def.name}"`;
-  // Text as a JSON string (NULL as null): SQLite's json_quote, PostgreSQL's to_json.
-  const quoted = (term: string) => (dialect === "sqlite" ? `json_quote(${term})` : `coalesce(to_json(${term})::text, 'null')`);
   switch (def.kind) {
     case "amount":
       // Minor units (an integer) as sign, whole units and two decimals: integer arithmetic only.
-      return dialect === "sqlite"
-        ? `case when ${c} is null then 'null' else printf('%s%d.%02d', case when ${c} < 0 then '-' else '' end, abs(${c}) / 100, abs(${c}) % 100) end`
-        : `case when ${c} is null then 'null' else concat(case when ${c} < 0 then '-' end, abs(${c}) / 100, '.', lpad((abs(${c}) % 100)::text, 2, '0')) end`;
+      return `case when ${c} is null then 'null' else printf('%s%d.%02d', case when ${c} < 0 then '-' else '' end, abs(${c}) / 100, abs(${c}) % 100) end`;
     case "integer":
-      return dialect === "sqlite" ? `ifnull(${c}, 'null')` : `coalesce(${c}::text, 'null')`;
+      return `ifnull(${c}, 'null')`;
     case "docIndicator":
-      return `case when ${c} in ('0', '1') then ${c} else ${quoted(c)} end`;
+      return `case when ${c} in ('0', '1') then ${c} else json_quote(${c}) end`;
     default:
-      // Text columns hold text (SQLite: their affinity).
-      return quoted(c);
+      // Text columns hold text (their affinity).
+      return `json_quote(${c})`;
   }
 }
 
-// PostgreSQL's functions take at most 100 arguments: concat() of concat()s of at most 90.
-const CONCAT_ARGS = 90;
+/** A field as a PostgreSQL value whose JSON (row_to_json) is the writer's. */
+function postgresValueOf(def: FieldDef): string {
+  const c = `"${def.name}"`;
+  switch (def.kind) {
+    case "amount":
+      // numeric is exact: minor units / 100 rounded to two places is the amount, never a float.
+      return `round(${c}::numeric / 100, 2)`;
+    case "integer":
+      return c;
+    case "docIndicator":
+      return `case when ${c} in ('0', '1') then ${c}::json else to_json(${c}) end`;
+    default:
+      return c;
+  }
+}
 
 function sqlRecordJsonOf(dialect: Dialect, fields: readonly FieldDef[]): string {
-  const prefixes = plan(fields).map((field) => field.prefix.replaceAll("'", "''"));
-  if (dialect === "sqlite") {
-    return `printf('{${prefixes.map((prefix) => `${prefix.replaceAll("%", "%%")}%s`).join("")}}', ${fields.map((def) => sqlWriterOf(dialect, def)).join(", ")})`;
+  if (dialect === "postgres") {
+    return `row_to_json((select "r" from (select ${fields.map((def) => `${postgresValueOf(def)} as "${def.name}"`).join(", ")}) as "r"))::text`;
   }
-  const parts = ["'{'", ...fields.flatMap((def, i) => [`'${prefixes[i]}'`, sqlWriterOf(dialect, def)]), "'}'"];
-  const groups: string[] = [];
-  for (let i = 0; i < parts.length; i += CONCAT_ARGS) groups.push(`concat(${parts.slice(i, i + CONCAT_ARGS).join(", ")})`);
-  return groups.length === 1 ? groups[0] : `concat(${groups.join(", ")})`;
+  const prefixes = plan(fields).map((field) => field.prefix.replaceAll("'", "''").replaceAll("%", "%%"));
+  return `printf('{${prefixes.map((prefix) => `${prefix}%s`).join("")}}', ${fields.map(sqliteWriterOf).join(", ")})`;
 }
 
 const SQL_RECORD_JSON = Object.fromEntries(
