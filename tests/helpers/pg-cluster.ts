@@ -146,9 +146,14 @@ export async function createPrivateCluster(): Promise<PrivateCluster> {
         }
       }
     };
+    // Until no process is left running: a backend the postmaster forked between the listing and
+    // its own stop (a pool opening a connection just then) would otherwise go on serving.
     const freeze = () => {
-      frozen = processes();
-      for (const pid of frozen) process.kill(pid, "SIGSTOP");
+      frozen = [];
+      for (let fresh = processes(); fresh.length; fresh = processes().filter((pid) => !frozen.includes(pid))) {
+        for (const pid of fresh) process.kill(pid, "SIGSTOP");
+        frozen.push(...fresh);
+      }
     };
     return {
       url: `postgres://postgres@127.0.0.1:${port}/disputes`,

@@ -1,3 +1,4 @@
+import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { spendNonce } from "@/lib/auth/nonces";
 import { type Db, openDatabase } from "@/lib/data/db";
@@ -52,5 +53,30 @@ describe.each(backends)("spending nonces on $name", (backend) => {
     await handle.close();
     const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => spendNonce(handle.db, "shop-a", `after-closing-0${i}`)));
     expect(results.map((r) => r.status)).toEqual(results.map(() => "rejected"));
+  });
+
+  // A statement that waits (a slow or frozen database; here a row another transaction holds)
+  // must not hold back the nonces that arrive meanwhile: they go out beside it after a moment.
+  it.runIf(backend.name === "postgres")("does not keep a nonce waiting behind a statement that is blocked", async () => {
+    const url = await backend.create();
+    const handle = await openDatabase(url);
+    opened.push(handle);
+    expect(await spendNonce(handle.db, "shop-a", "warm-up-nonce-0002")).toBe(true);
+    const other = new pg.Client({ connectionString: url });
+    await other.connect();
+    try {
+      await other.query("begin");
+      await other.query("insert into used_nonces (shop_code, nonce, used_at) values ('shop-a', 'held-nonce-000001', 1)");
+      // Blocks on the other transaction's row until it ends.
+      const held = spendNonce(handle.db, "shop-a", "held-nonce-000001");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const free = spendNonce(handle.db, "shop-a", "free-nonce-000001");
+      const timedOut = new Promise((resolve) => setTimeout(() => resolve("still waiting"), 3000));
+      expect(await Promise.race([free, timedOut])).toBe(true);
+      await other.query("rollback");
+      expect(await held).toBe(true);
+    } finally {
+      await other.end();
+    }
   });
 });
