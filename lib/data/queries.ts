@@ -251,17 +251,19 @@ function scopedPage(
   const coverage = memo(sql`select ${coversEveryShop(dialect, kind, shops)} as "every"`.compile(db));
   const covered = remembered(coverage);
   if (covered?.rows[0]?.every !== true) return { page, remembering: [coverage] };
-  const onlyAt = { version: covered.version, otherwise: page };
-  const everyShop = { ...pageStatement(db, dialect, kind, request, EVERY_SHOP, path), onlyAt };
-  const unfiltered = answeredBySummary(request) && !request.file_date_from && !request.file_date_to;
-  if (!unfiltered || SORT_KEY_COLUMNS[request.sortKey] !== "id") return { page: everyShop, remembering: [coverage] };
-  const span = memo(
-    sql`select min("id") as "lo", max("id") as "hi", (select coalesce(sum("n"), 0) from "record_shops" where "kind" = ${kind}) as "n"
-      from ${sql.table(RECORD_TABLES[kind])}`.compile(db),
-  );
-  const known = remembered(span);
-  const ids = known?.version === covered.version ? idRange(known.rows[0], request) : undefined;
-  return { page: ids ? { ...pageStatement(db, dialect, kind, request, EVERY_SHOP, path, ids), onlyAt } : everyShop, remembering: [coverage, span] };
+  const remembering = [coverage];
+  let ids: IdRange | undefined;
+  if (answeredBySummary(request) && !request.file_date_from && !request.file_date_to && SORT_KEY_COLUMNS[request.sortKey] === "id") {
+    const span = memo(
+      sql`select min("id") as "lo", max("id") as "hi", (select coalesce(sum("n"), 0) from "record_shops" where "kind" = ${kind}) as "n"
+        from ${sql.table(RECORD_TABLES[kind])}`.compile(db),
+    );
+    remembering.push(span);
+    const known = remembered(span);
+    if (known?.version === covered.version) ids = idRange(known.rows[0], request);
+  }
+  // One statement without the scope: the range of ids where known, else the walk.
+  return { page: { ...pageStatement(db, dialect, kind, request, EVERY_SHOP, path, ids), onlyAt: { version: covered.version, otherwise: page } }, remembering };
 }
 
 /** The ids of the request's page when the ids run without gaps from lo to hi (n records). */
