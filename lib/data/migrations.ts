@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
-import { CHARGEBACK_FIELDS, PRE_ARBITRATION_FIELDS, type FieldDef } from "@/lib/domain/fields";
+import { CHARGEBACK_FIELDS, PRE_ARBITRATION_FIELDS, type FieldDef, type RecordKind } from "@/lib/domain/fields";
+import { SORT_KEY_COLUMNS, SORT_KEYS } from "@/lib/schemas/search";
 import { rebuildDisputes } from "./disputes";
 import { pairName, STORED_PAIRS, sumsInsert } from "./record-sums";
 import { type Database, RECORD_TABLES } from "./schema";
@@ -322,8 +323,34 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await sql`analyze ${sql.raw(pg ? "record_sums" : "main.record_sums")}`.execute(db);
       },
     },
+    "011_shop_sort_indexes": {
+      // PostgreSQL: per shop, the records in each sort key's order that no index held yet
+      // (merchant, reference number, order number; id and file date have theirs since 001/004),
+      // with the file date for date bounds. A scope of a few shops reads its page from these
+      // (each shop's entries, then the top of them) instead of walking the whole sort index and
+      // testing every entry's shop: three shops of two hundred, 1000 by order number, read 15,000
+      // entries instead of 64,000 (10.8 -> 3.4 ms in the statement). The planner chooses by its
+      // statistics. Not on SQLite: the data module chooses its path there (queries.ts
+      // `accessPath`), it meets its targets without them, and every index costs the import.
+      async up(db) {
+        if (!pg) return;
+        for (const [kind, table] of Object.entries(RECORD_TABLES) as [RecordKind, string][]) {
+          for (const column of shopSortColumns(kind)) {
+            await index(db, shopSortIndex(kind, column), table, `shop_code, ${column}${column === "payment_order_nr" ? nullsFirst : ""}, id, file_date`);
+          }
+        }
+      },
+    },
   };
 }
+
+/** The sort keys' columns that migration 011 indexes per shop on PostgreSQL. */
+function shopSortColumns(kind: RecordKind): string[] {
+  const own = new Set(["id", "shop_code", "file_date"]);
+  return SORT_KEYS[kind].map((key) => SORT_KEY_COLUMNS[key]).filter((column) => !own.has(column));
+}
+
+const shopSortIndex = (kind: RecordKind, column: string) => `ix_${kind === "chargeback" ? "cb" : "pa"}_shop_${column}`;
 
 /**
  * SQLite's state database (attached as "state", see db.ts): nonces, sessions and throttles, which
