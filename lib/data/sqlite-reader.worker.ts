@@ -1,6 +1,6 @@
 import { parentPort, workerData } from "node:worker_threads";
 import BetterSqlite3 from "better-sqlite3";
-import { jsonArrayOf } from "@/lib/api/serialize";
+import { jsonArrayBytes } from "@/lib/api/serialize";
 import { preparedStatements } from "./prepared";
 import { Memo, type ReadResult, type ReadStatement, type Row, runBatch } from "./read";
 
@@ -30,10 +30,9 @@ function run({ sql, parameters, json, recordJsonColumn }: ReadStatement): ReadRe
   // SQLite's page statements select each record's JSON, written by SQLite (lib/data/queries.ts).
   if (!recordJsonColumn) throw new Error("a page statement on SQLite must select the records' JSON (sqlRecordJson)");
   // As UTF-8 bytes in a buffer of their own, handed over without a copy (see postMessage below).
-  return encoder.encode(jsonArrayOf(statement.pluck(true).all(parameters as unknown[]) as string[]));
+  return jsonArrayBytes(statement.pluck(true).all(parameters as unknown[]) as string[]);
 }
 
-const encoder = new TextEncoder();
 
 parentPort!.on("message", async ({ id, statements: batch }: { id: number; statements: ReadStatement[] }) => {
   try {

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
-import { jsonArrayOf, pageJson, recordJson, sqlRecordJson } from "@/lib/api/serialize";
+import { jsonArrayBytes, pageJson, recordJson, sqlRecordJson } from "@/lib/api/serialize";
 import { openDatabase } from "@/lib/data/db";
 import { RECORD_TABLES } from "@/lib/data/schema";
 import { type FieldDef, FIELDS_BY_KIND, PRE_ARBITRATION_FIELDS, RECORD_KINDS } from "@/lib/domain/fields";
@@ -40,6 +40,22 @@ describe("page serialization", () => {
  * the JavaScript writer's, for every kind of value a record table can hold, on the real schema of
  * each backend.
  */
+describe("a page's records as bytes", () => {
+  it("are the UTF-8 of the JSON array of the records' texts, in a buffer of its own", () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: "binary", maxLength: 40 }).map((v) => JSON.stringify(v.toWellFormed())), { maxLength: 30 }), (records) => {
+        const bytes = jsonArrayBytes(records);
+        expect(bytes.equals(Buffer.from(`[${records.join(",")}]`, "utf8"))).toBe(true);
+        // A reader thread transfers the memory whole: it must not be a slice of a shared pool.
+        expect(bytes.byteOffset).toBe(0);
+        expect(bytes.buffer.byteLength).toBe(bytes.length);
+      }),
+      { numRuns: 500 },
+    );
+    expect(jsonArrayBytes([]).toString()).toBe("[]");
+  });
+});
+
 describe("records written by the database", () => {
   afterAll(dropCreatedDatabases);
   const TEXT_EDGES = ['"', "\\", "%", "%s", "'", "\n\r\t\b\f", "\u0001\u001f", "\u007f", "\u2028\u2029", "é 日本 🙂", "0", "1", " ", "null", "1e5", "-0"];
@@ -83,7 +99,7 @@ describe("records written by the database", () => {
           );
           // And as the readers join them: one JSON array that parses.
           const all = await sql<{ j: string }>`select ${sql.raw(sqlRecordJson(backend.name, kind))} as j from ${sql.table(table)} order by id`.execute(db.db);
-          expect(JSON.parse(jsonArrayOf(all.rows.map((r) => r.j)))).toHaveLength(id);
+          expect(JSON.parse(jsonArrayBytes(all.rows.map((r) => r.j)).toString("utf8"))).toHaveLength(id);
         } finally {
           await db.close();
         }
