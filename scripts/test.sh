@@ -16,6 +16,14 @@ else
   echo "Testing on SQLite only: set TEST_DATABASE_URL=postgres://... to test PostgreSQL too."
 fi
 
+# Every temporary file and folder of the run (databases, keys, clusters, browser profiles) goes
+# under one folder that is removed at the end, so repeated runs do not fill the machine's /tmp.
+# Sticky and world-writable like /tmp: the private PostgreSQL clusters run as the postgres user.
+TMPDIR="$(mktemp -d "${TMPDIR:-/tmp}/dispute-tests.XXXXXX")"
+chmod 1777 "$TMPDIR"
+export TMPDIR
+trap 'rm -rf "$TMPDIR"' EXIT
+
 npx next build
 npx vitest run
 
