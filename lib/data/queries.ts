@@ -25,9 +25,12 @@ export type RecordRow = Record<string, unknown> & { id: number };
 type Table = Database[RecordTable];
 type Query = SelectQueryBuilder<Database, RecordTable, object>;
 
-/** Shops a request may read: the requested ones (already checked against scope) or the whole scope. */
+/**
+ * Shops a request may read: the requested ones (already checked against scope) or the whole
+ * scope, each once: a shop named twice must not count twice in a total summed per shop.
+ */
 export function visibleShops(selection: { shop_codes?: readonly string[] | null }, access: readonly string[]): readonly string[] {
-  return selection.shop_codes?.length ? selection.shop_codes : access;
+  return [...new Set(selection.shop_codes?.length ? selection.shop_codes : access)];
 }
 
 /**

@@ -7,6 +7,7 @@ import { type Db, getDb } from "./db";
 import { EITHER_SCHEME } from "./disputes";
 import type { Dialect } from "./migrations";
 import { type ReadResult, type ReadStatement, type Row, VERSION_COLUMN, VERSION_SQL, VERSION_STATEMENT, versioned } from "./read";
+import { visibleShops } from "./queries";
 import { type Database, RECORD_TABLES } from "./schema";
 
 /**
@@ -146,7 +147,7 @@ const versionOf = (result: ReadResult | undefined) => JSON.stringify(result);
 
 export async function worklistPage(request: WorklistRequest, access: readonly string[], config: DeadlineConfig): Promise<WorklistResult> {
   const { db, dialect, read } = await getDb();
-  const shops = request.shop_codes?.length ? request.shop_codes : [...access];
+  const shops = visibleShops(request, access);
   const classes = classesOf(request, config).filter((c) => c.lo <= c.hi);
   // An empty access list sees nothing; "in ()" is not valid SQL.
   if (shops.length === 0 || classes.length === 0) return { items: [], totalElements: 0, totalPages: 0 };

@@ -138,6 +138,17 @@ describe.each(backends)("exact totals from running counts on $name", (backend) =
     await checkAll([FIRST]);
   });
 
+  it("counts a shop named twice in shop_codes once", async () => {
+    for (const kind of ["chargeback", "pre_arbitration"] as const) {
+      for (const dates of [{}, { file_date_from: "2026-01-03", file_date_to: "2026-01-05" }, { file_date_to: "2026-01-04" }]) {
+        const once = await total(kind, { shop_codes: ["s-a", "s-c"], ...dates });
+        expect(once).toBeGreaterThan(0);
+        expect(await total(kind, { shop_codes: ["s-a", "s-c", "s-a"], ...dates }), `${kind} ${JSON.stringify(dates)}`).toBe(once);
+        expect(await total(kind, { shop_codes: ["s-c", "s-c"], ...dates })).toBe(await total(kind, { shop_codes: ["s-c"], ...dates }));
+      }
+    }
+  });
+
   it("shows the records of an import at once, also for totals it counted before", async () => {
     // Counted (and remembered) before the import: the whole scope, a range, a filter the summary
     // cannot answer (merchant), and a deep page.
