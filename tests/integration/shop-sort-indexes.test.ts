@@ -8,7 +8,7 @@ import { RECORD_TABLES } from "@/lib/data/schema";
 import { generateDemoFiles } from "@/lib/demo/generate";
 import type { RecordKind } from "@/lib/domain/fields";
 import { importPaths } from "@/lib/import";
-import { parseSearchRequest, SORT_KEY_COLUMNS, type SortKey } from "@/lib/schemas/search";
+import { parseSearchRequest, SORT_KEY_COLUMNS, SORT_KEYS, type SortKey } from "@/lib/schemas/search";
 import { dropCreatedDatabases, PG_URL, postgresBackend, tempDir } from "../helpers/db";
 
 /**
@@ -51,6 +51,34 @@ describe.skipIf(!PG_URL)("per-shop sort indexes on PostgreSQL", () => {
     await dropCreatedDatabases();
   });
 
+  /** Asks the data module for a page and requires the page a plain sort of the scope's records gives. */
+  async function expectModelPage(client: pg.Client, kind: RecordKind, body: Record<string, unknown>, shops: string[]): Promise<number> {
+    const parsed = parseSearchRequest(kind, { shop_codes: shops, ...body });
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+    const request = parsed.request;
+    const column = SORT_KEY_COLUMNS[request.sortKey];
+    const table = RECORD_TABLES[kind];
+    const result = await searchRecords(kind, request, shops);
+    const { rows } = await client.query<{ id: string; v: string | null }>(
+      `select id, ${column}::text as v from ${table} where shop_code = any($1) and ($2::text is null or file_date >= $2) and ($3::text is null or file_date <= $3)`,
+      [shops, request.file_date_from ?? null, request.file_date_to ?? null],
+    );
+    // NULL first, then bytewise (ids as numbers), then id; descending is the whole order reversed.
+    const value = (v: string | null) => (column === "id" ? Number(v) : v);
+    const ascending = rows
+      .map((r) => ({ id: Number(r.id), v: value(r.v) }))
+      .sort((a, b) =>
+        a.v === b.v ? a.id - b.id : a.v === null ? -1 : b.v === null ? 1 : typeof a.v === "number" ? a.v - (b.v as number) : Buffer.compare(Buffer.from(a.v), Buffer.from(b.v as string)),
+      );
+    const ordered = request.sortOrder === "desc" ? ascending.reverse() : ascending;
+    const ids = ordered.slice(request.page * request.per_page, (request.page + 1) * request.per_page).map((r) => r.id);
+    const written = await client.query<{ id: string; j: string }>(`select id, ${sqlRecordJson("postgres", kind)} as j from ${table} where id = any($1)`, [ids]);
+    const byId = new Map(written.rows.map((r) => [Number(r.id), r.j]));
+    expect(result.totalElements, JSON.stringify(body)).toBe(rows.length);
+    expect(Buffer.from(result.content).toString("utf8"), JSON.stringify({ kind, shops, ...body })).toBe(`[${ids.map((id) => byId.get(id)).join(",")}]`);
+    return rows.length;
+  }
+
   it("reads a page of three shops of sixty, 100 a page, from each sort key's per-shop index", { timeout: 120_000 }, async () => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
@@ -63,24 +91,9 @@ describe.skipIf(!PG_URL)("per-shop sort indexes on PostgreSQL", () => {
       const before = await scans();
       const expected: string[] = [];
       for (const kind of ["chargeback", "pre_arbitration"] as const) {
-        const table = RECORD_TABLES[kind];
         for (const sortKey of KEYS) {
-          const column = SORT_KEY_COLUMNS[sortKey];
-          const parsed = parseSearchRequest(kind, { shop_codes: SHOPS, per_page: PER_PAGE, sortKey });
-          if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
-          const page = await searchRecords(kind, parsed.request, SHOPS);
-          // The same page by a plain sort of the scope's records (NULL first, then bytewise, then id).
-          const { rows } = await client.query<{ id: string; v: string | null }>(`select id, ${column} as v from ${table} where shop_code = any($1)`, [SHOPS]);
-          const sorted = rows
-            .map((r) => ({ id: Number(r.id), v: r.v }))
-            .sort((a, b) => (a.v === b.v ? a.id - b.id : a.v === null ? -1 : b.v === null ? 1 : Buffer.compare(Buffer.from(a.v), Buffer.from(b.v))));
-          expect(rows.length).toBeGreaterThan(PER_PAGE);
-          expect(page.totalElements).toBe(rows.length);
-          const top = sorted.slice(0, PER_PAGE).map((r) => r.id);
-          const written = await client.query<{ id: string; j: string }>(`select id, ${sqlRecordJson("postgres", kind)} as j from ${table} where id = any($1)`, [top]);
-          const byId = new Map(written.rows.map((r) => [Number(r.id), r.j]));
-          expect(Buffer.from(page.content).toString("utf8")).toBe(`[${top.map((id) => byId.get(id)).join(",")}]`);
-          expected.push(`ix_${short(kind)}_shop_${column}`);
+          expect(await expectModelPage(client, kind, { per_page: PER_PAGE, sortKey }, SHOPS)).toBeGreaterThan(PER_PAGE);
+          expected.push(`ix_${short(kind)}_shop_${SORT_KEY_COLUMNS[sortKey]}`);
         }
       }
       // PostgreSQL counts an index's scans when a backend reports its statistics (within seconds).
@@ -94,5 +107,31 @@ describe.skipIf(!PG_URL)("per-shop sort indexes on PostgreSQL", () => {
       await client.end();
     }
   });
-});
 
+  it("gives the model's page for 1 to 10 shops, every sort key and order, deep pages and file-date bounds", { timeout: 120_000 }, async () => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const all = Array.from({ length: 60 }, (_, i) => `shop-${String(i + 1).padStart(4, "0")}`);
+      let n = 0;
+      for (const kind of ["chargeback", "pre_arbitration"] as const) {
+        for (const count of [1, 2, 3, 5, 8, 9, 10]) {
+          // The shops a request names, with one named twice, and one without records of the kind.
+          const shops = [...all.slice(count, 2 * count), ...(count >= 3 ? [all[count], "shop-9999"] : [])];
+          for (const sortKey of SORT_KEYS[kind]) {
+            for (const [i, sortOrder] of (["asc", "desc"] as const).entries()) {
+              const bounds = (n + i) % 3 === 0 ? { file_date_from: "2026-03-05", file_date_to: "2026-03-20" } : (n + i) % 3 === 1 ? { file_date_to: "2026-03-10" } : {};
+              for (const [page, per_page] of [[0, 10], [3, 25], [1, 100], [40, 10]]) {
+                await expectModelPage(client, kind, { sortKey, sortOrder, page, per_page, ...bounds }, shops);
+                n++;
+              }
+            }
+          }
+        }
+      }
+      expect(n).toBeGreaterThan(500);
+    } finally {
+      await client.end();
+    }
+  });
+});
