@@ -50,9 +50,21 @@ export function postRoute<T>(endpoint: PostEndpoint<T>) {
   return { POST, GET: notAllowed, HEAD: notAllowed, PUT: notAllowed, PATCH: notAllowed, DELETE: notAllowed, OPTIONS: notAllowed };
 }
 
-/** A JSON answer that no cache keeps. */
-export function jsonAnswer(body: string | Uint8Array): Response {
-  return new Response(body as BodyInit, { headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
+/**
+ * A JSON answer that no cache keeps. Bytes in parts go out as a stream of those parts: a
+ * Response made from bytes copies them first (the Fetch standard's body extraction).
+ */
+export function jsonAnswer(body: string | readonly Uint8Array[]): Response {
+  const stream =
+    typeof body === "string"
+      ? body
+      : new ReadableStream<Uint8Array>({
+          start(controller) {
+            for (const part of body) controller.enqueue(part);
+            controller.close();
+          },
+        });
+  return new Response(stream, { headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
 }
 
 /** Both search endpoints (CONTRACT 1): one query, the page envelope. */

@@ -139,14 +139,19 @@ export function contentJson(kind: RecordKind, rows: readonly Record<string, unkn
   return `[${rows.map((row) => recordJson(kind, row)).join(",")}]`;
 }
 
-/** The page envelope of CONTRACT 1.3 around a `contentJson` array. */
+/**
+ * The page envelope of CONTRACT 1.3 around a `contentJson` array. Around bytes it is the
+ * envelope's three parts, sent one after the other: no copy of a page of up to 1.5 MB.
+ */
 export function envelopeJson(content: string, totalPages: number, totalElements: number): string;
-export function envelopeJson(content: string | Uint8Array, totalPages: number, totalElements: number): string | Uint8Array;
-export function envelopeJson(content: string | Uint8Array, totalPages: number, totalElements: number): string | Uint8Array {
+export function envelopeJson(content: string | Uint8Array, totalPages: number, totalElements: number): string | readonly Uint8Array[];
+export function envelopeJson(content: string | Uint8Array, totalPages: number, totalElements: number): string | readonly Uint8Array[] {
   const tail = `,"totalPages":${totalPages},"totalElements":${totalElements}}`;
   if (typeof content === "string") return `{"content":${content}${tail}`;
-  return Buffer.concat([Buffer.from('{"content":'), content, Buffer.from(tail)]);
+  return [ENVELOPE_HEAD, content, Buffer.from(tail, "latin1")];
 }
+
+const ENVELOPE_HEAD = Buffer.from('{"content":', "latin1");
 
 export function pageJson(kind: RecordKind, rows: Record<string, unknown>[], totalPages: number, totalElements: number): string {
   return envelopeJson(contentJson(kind, rows), totalPages, totalElements);
