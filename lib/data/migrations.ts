@@ -1,6 +1,6 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
 import { CHARGEBACK_FIELDS, PRE_ARBITRATION_FIELDS, type FieldDef, type RecordKind } from "@/lib/domain/fields";
-import { SORT_KEY_COLUMNS, SORT_KEYS } from "@/lib/schemas/search";
+import { NULLABLE_SORT_COLUMNS, SORT_KEY_COLUMNS, SORT_KEYS } from "@/lib/schemas/search";
 import { rebuildDisputes } from "./disputes";
 import { pairName, STORED_PAIRS, sumsInsert } from "./record-sums";
 import { type Database, RECORD_TABLES } from "./schema";
@@ -336,7 +336,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         if (!pg) return;
         for (const [kind, table] of Object.entries(RECORD_TABLES) as [RecordKind, string][]) {
           for (const column of shopSortColumns(kind)) {
-            await index(db, shopSortIndex(kind, column), table, `shop_code, ${column}${column === "payment_order_nr" ? nullsFirst : ""}, id, file_date`);
+            await index(db, shopSortIndex(kind, column), table, `shop_code, ${column}${NULLABLE_SORT_COLUMNS.has(column) ? nullsFirst : ""}, id, file_date`);
           }
         }
       },

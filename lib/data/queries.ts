@@ -2,7 +2,7 @@ import "server-only";
 import { type CompiledQuery, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import type { RecordKind } from "@/lib/domain/fields";
 import { RECORD_JSON_COLUMN, sqlRecordJson } from "@/lib/api/serialize";
-import { type SearchRequest, SORT_KEY_COLUMNS, type SortKey } from "@/lib/schemas/search";
+import { NULLABLE_SORT_COLUMNS, type SearchRequest, SORT_KEY_COLUMNS, type SortKey } from "@/lib/schemas/search";
 import { type Db, getDb } from "./db";
 import { type ReadResult, type ReadStatement, type Row, VERSION_COLUMN, VERSION_SQL, VERSION_STATEMENT, versioned } from "./read";
 import type { Dialect } from "./migrations";
@@ -108,11 +108,11 @@ function oneOf<DB, TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, dialect: 
 function ordered(query: Query, selection: Selection): Query {
   const column = SORT_KEY_COLUMNS[selection.sortKey];
   const desc = selection.sortOrder === "desc";
-  // NULL is the smallest value on every backend: first ascending, last descending. Only the
-  // order number can be NULL; saying NULLS FIRST of a NOT NULL column would keep PostgreSQL
+  // NULL is the smallest value on every backend: first ascending, last descending. Only for the
+  // columns that can be NULL: saying NULLS FIRST of a NOT NULL column would keep PostgreSQL
   // from walking its index (a full sort of the table instead).
   let q =
-    column === "payment_order_nr"
+    NULLABLE_SORT_COLUMNS.has(column)
       ? query.orderBy(column, (ob) => (desc ? ob.desc().nullsLast() : ob.asc().nullsFirst()))
       : query.orderBy(column, desc ? "desc" : "asc");
   if (column !== "id") q = q.orderBy("id", desc ? "desc" : "asc");
@@ -254,7 +254,7 @@ function perShopIds(db: Kysely<Database>, kind: RecordKind, request: SearchReque
   // The order of `ordered`, on the runs' columns.
   const desc = request.sortOrder === "desc";
   const direction = sql.raw(desc ? "desc" : "asc");
-  const nulls = column === "payment_order_nr" ? sql.raw(desc ? " nulls last" : " nulls first") : sql``;
+  const nulls = NULLABLE_SORT_COLUMNS.has(column) ? sql.raw(desc ? " nulls last" : " nulls first") : sql``;
   const order = column === "id" ? sql`"x"."id" ${direction}` : sql`${sql.ref(`x.${column}`)} ${direction}${nulls}, "x"."id" ${direction}`;
   return sql`(select "x"."id" from unnest(${[...shops]}::text[]) as "s"("code")
     cross join lateral (${run}) as "x" order by ${order} limit ${request.per_page} offset ${request.page * request.per_page})`;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { RecordKind } from "@/lib/domain/fields";
+import { FIELDS_BY_KIND, type RecordKind } from "@/lib/domain/fields";
 
 /**
  * The search requests of CONTRACT 1.1, declared once. The same schemas validate requests,
@@ -27,6 +27,14 @@ export const SORT_KEY_COLUMNS = {
   PAYMENT_ORDER_NR: "payment_order_nr",
   FILE_DATE: "file_date",
 } as const satisfies Record<SortKey, string>;
+
+/**
+ * The sort keys' columns that can hold NULL (a field a file may leave empty: the order number).
+ * NULL is the smallest value (CONTRACT 1.2): first ascending, last descending.
+ */
+export const NULLABLE_SORT_COLUMNS: ReadonlySet<string> = new Set(
+  Object.values(SORT_KEY_COLUMNS).filter((column) => Object.values(FIELDS_BY_KIND).some((fields) => fields.some((def) => def.name === column && !def.required))),
+);
 
 /** The endpoint's sort key that orders by a record field, if there is one. */
 export function sortKeyOfField(kind: RecordKind, field: string): SortKey | undefined {
