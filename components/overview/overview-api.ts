@@ -1,64 +1,28 @@
 "use client";
 
+import type { z } from "zod";
 import { postApi } from "@/components/disputes/api";
+import type { ecpMonthSchema, OVERVIEW_PARTS, OverviewPartName, OverviewRequest, overviewResponseSchema } from "@/lib/schemas/overview";
+import type { chargebackSummaryGroupSchema, chargebackSummaryResponseSchema, preArbitrationSummaryGroupSchema } from "@/lib/schemas/summary";
 
-/** Groups of the summaries of CONTRACT 9, as POST /api/overview holds them. */
-export interface ChargebackGroup {
-  key: Record<string, string | number>;
-  count: number;
-  reversals: number;
-  amounts: { currency: string; chb_amount: number; reversal_amount: number }[];
-}
+/**
+ * The answer of POST /api/overview, as its schemas declare it (lib/schemas/overview.ts and
+ * summary.ts; types only, no schema code reaches the browser).
+ */
+export type ChargebackGroup = z.infer<typeof chargebackSummaryGroupSchema>;
+export type PreArbitrationGroup = z.infer<typeof preArbitrationSummaryGroupSchema>;
+export type EcpMonth = z.infer<typeof ecpMonthSchema>;
 
-export interface PreArbitrationGroup {
-  key: Record<string, string | number>;
-  count: number;
-  amounts: { currency: string; amount: number }[];
-}
+/** A summary of CONTRACT 9 with groups of one kind. */
+export type Summary<G> = Omit<z.infer<typeof chargebackSummaryResponseSchema>, "groups"> & { groups: G[] };
 
-export interface Summary<G> {
-  groups: G[];
-  totalElements: number;
-}
+type PartOf<K extends OverviewPartName> = (typeof OVERVIEW_PARTS)[K]["kind"] extends "chargeback" ? Summary<ChargebackGroup> : Summary<PreArbitrationGroup>;
 
-/** One month of Mastercard's Excessive Chargeback Program counts (lib/schemas/overview.ts). */
-export interface EcpMonth {
-  month: string;
-  merchants: number;
-  top_merchant: string | null;
-  top_count: number;
-  at_excessive: number;
-  at_high_excessive: number;
-}
+/** The page's summaries, read in one snapshot. */
+export type Overview = Omit<z.infer<typeof overviewResponseSchema>, OverviewPartName> & { [K in OverviewPartName]: PartOf<K> };
 
-interface OverviewPeriod {
-  from: string;
-  to: string;
-  days: number;
-}
-
-/** The answer of POST /api/overview: the page's summaries, read in one snapshot. */
-export interface Overview {
-  period: OverviewPeriod;
-  previous: OverviewPeriod;
-  chargebacks: Summary<ChargebackGroup>;
-  chargebacks_previous: Summary<ChargebackGroup>;
-  pre_arbitrations: Summary<PreArbitrationGroup>;
-  pre_arbitrations_previous: Summary<PreArbitrationGroup>;
-  by_month_and_scheme: Summary<ChargebackGroup>;
-  by_reason: Summary<ChargebackGroup>;
-  by_function_code: Summary<ChargebackGroup>;
-  by_documents: Summary<ChargebackGroup>;
-  by_shop: Summary<ChargebackGroup>;
-  by_merchant: Summary<ChargebackGroup>;
-  excessive_chargebacks: EcpMonth[];
-}
-
-export type OverviewRequestBody = {
-  shop_codes?: string[];
-  file_date_from: string;
-  file_date_to: string;
-};
+// A type alias (not the interface itself), so that it passes as a JSON body.
+export type OverviewRequestBody = Pick<OverviewRequest, keyof OverviewRequest>;
 
 /** An answer read while the page rendered, for the request it answers (the text, parsed as a fetch would). */
 export interface OverviewAnswer {

@@ -166,7 +166,7 @@ export const preArbitrationSummaryGroupSchema = z
   })
   .meta({ id: "PreArbitrationSummaryGroup" });
 
-const summary = (group: z.ZodType, id: string) =>
+const summary = <G extends z.ZodType>(group: G, id: string) =>
   z
     .strictObject({
       groups: z.array(group).describe("With group_by []: exactly one group with key {}, even when nothing matches. Otherwise the groups that have records, ordered by key"),
