@@ -243,7 +243,7 @@ const MERGE_MAX_SHOPS = 8;
 const MERGE_MAX_ENTRIES = 64_000;
 
 /** The ids of the page, from each shop's run (`mergesShops`); shops are distinct (`visibleShops`). */
-function perShopIds(db: Kysely<Database>, kind: RecordKind, request: SearchRequest, shops: readonly string[]): RawBuilder<unknown> {
+function perShopIds(db: Kysely<Database>, kind: RecordKind, request: SearchRequest, shops: readonly string[]): Query {
   const column = SORT_KEY_COLUMNS[request.sortKey];
   const run = ordered(
     (db.selectFrom(RECORD_TABLES[kind]).where(filtered(kind, request, EVERY_SHOP, "planner", "postgres")) as unknown as Query)
@@ -251,13 +251,9 @@ function perShopIds(db: Kysely<Database>, kind: RecordKind, request: SearchReque
       .select(column === "id" ? ["id"] : ["id", column]),
     request,
   ).limit((request.page + 1) * request.per_page);
-  // The order of `ordered`, on the runs' columns.
-  const desc = request.sortOrder === "desc";
-  const direction = sql.raw(desc ? "desc" : "asc");
-  const nulls = NULLABLE_SORT_COLUMNS.has(column) ? sql.raw(desc ? " nulls last" : " nulls first") : sql``;
-  const order = column === "id" ? sql`"x"."id" ${direction}` : sql`${sql.ref(`x.${column}`)} ${direction}${nulls}, "x"."id" ${direction}`;
-  return sql`(select "x"."id" from unnest(${[...shops]}::text[]) as "s"("code")
-    cross join lateral (${run}) as "x" order by ${order} limit ${request.per_page} offset ${request.page * request.per_page})`;
+  // The runs' columns are the only ones of those names here, so `ordered` orders them too.
+  const merged = db.selectFrom(sql`(select unnest(${[...shops]}::text[]) as "code")`.as("s")).crossJoinLateral(run.as("x")).select(sql.ref<number>("x.id").as("id"));
+  return ordered(merged as unknown as Query, request).limit(request.per_page).offset(request.page * request.per_page);
 }
 
 const PG_WRITES_JSON_FROM = 100;
