@@ -7,7 +7,7 @@ import { type Db, getDb } from "./db";
 import { type ReadResult, type ReadStatement, type Row, VERSION_COLUMN, VERSION_SQL, VERSION_STATEMENT, versioned } from "./read";
 import type { Dialect } from "./migrations";
 import { countFromSummary, coversEveryShop } from "./record-counts";
-import { type Database, RECORD_TABLES, type RecordTable } from "./schema";
+import { type Database, RECORD_JSON_TABLES, RECORD_TABLES, type RecordTable } from "./schema";
 
 /**
  * The searches of CONTRACT 1.2, always inside the caller's scope: the shop list a request may
@@ -195,32 +195,44 @@ function pageStatement(
   const table = RECORD_TABLES[kind];
   const where = filtered(kind, request, shops, path, dialect);
   const offset = request.page * request.per_page;
-  // The database writes each record's JSON itself (a string per record instead of 43 values),
-  // except PostgreSQL's small pages: planning and evaluating the expression there saves nothing
-  // (measured with concat: 10-record pages 7% fewer requests a second, 100 and 1000-record pages
-  // 8-15% and 26-35% more; with row_to_json, 10-record pages within noise). On PostgreSQL each
-  // record also names its snapshot's version, for a batch of one round trip (read.ts).
-  const written = dialect === "sqlite" || request.per_page >= PG_WRITES_JSON_FROM;
-  const columns = (q: Query) => {
-    const records: Query = written ? q.select(sql.raw(sqlRecordJson(dialect, kind)).as(RECORD_JSON_COLUMN)) : q.selectAll();
-    return dialect === "postgres" ? records.select(sql.raw(`(${VERSION_SQL})`).as(VERSION_COLUMN)) : records;
-  };
   const page = (query: CompiledQuery): ReadStatement => ({
     ...statement(query, { json: kind }),
-    ...(written ? { recordJsonColumn: true } : {}),
+    recordJsonColumn: true,
     ...(dialect === "postgres" ? { carriesVersion: true } : {}),
   });
-  if (range) return page(ordered(columns(db.selectFrom(table).where("id", ">=", range.from).where("id", "<=", range.to) as unknown as Query), request).compile());
-  if (!walks(path) && dialect !== "postgres") {
-    return page(ordered(columns(db.selectFrom(table).where(where) as unknown as Query), request).limit(request.per_page).offset(offset).compile());
+  if (dialect === "postgres") {
+    // The page's ids with their sort column, then each record's stored JSON (migration 012): the
+    // records' own rows are not read at all. The ids come from the index the planner walks (a
+    // deferred join), each shop's run, or a range.
+    const column = SORT_KEY_COLUMNS[request.sortKey];
+    const keyed = (q: Query) => q.select(column === "id" ? ["id"] : ["id", column]);
+    const ids = range
+      ? keyed(db.selectFrom(table).where("id", ">=", range.from).where("id", "<=", range.to) as unknown as Query)
+      : shops !== EVERY_SHOP && mergesShops(dialect, request, shops)
+        ? perShopIds(db, kind, request, shops)
+        : ordered(keyed(db.selectFrom(table).where(where) as unknown as Query), request).limit(request.per_page).offset(offset);
+    return page(ordered(storedJson(db, kind, ids), request).compile());
   }
-  // PostgreSQL picks its own path; the deferred join lets it walk an index without visiting the
-  // table (an index-only scan) until the page's ids are known.
-  const ids =
-    shops !== EVERY_SHOP && mergesShops(dialect, request, shops)
-      ? perShopIds(db, kind, request, shops)
-      : ordered((db.selectFrom(table).where(where) as unknown as Query).select("id"), request).limit(request.per_page).offset(offset);
+  // SQLite writes each record's JSON itself (a string per record instead of 43 values).
+  const columns = (q: Query) => q.select(sql.raw(sqlRecordJson(dialect, kind)).as(RECORD_JSON_COLUMN));
+  if (range) return page(ordered(columns(db.selectFrom(table).where("id", ">=", range.from).where("id", "<=", range.to) as unknown as Query), request).compile());
+  if (!walks(path)) return page(ordered(columns(db.selectFrom(table).where(where) as unknown as Query), request).limit(request.per_page).offset(offset).compile());
+  // The deferred join: the walk finds the page's ids in the sort key's index alone, without
+  // visiting the table until the page's ids are known.
+  const ids = ordered((db.selectFrom(table).where(where) as unknown as Query).select("id"), request).limit(request.per_page).offset(offset);
   return page(ordered(columns((db.selectFrom(table) as unknown as Query).where("id", "in", ids as never)), request).compile());
+}
+
+/**
+ * PostgreSQL: the stored JSON (migration 012) of the records `ids` names, each row with the
+ * version of the statement's snapshot (read.ts). `ids` selects the id and the sort column, the
+ * only columns of those names here, so `ordered` orders the result by them.
+ */
+function storedJson(db: Kysely<Database>, kind: RecordKind, ids: Query): Query {
+  return db
+    .selectFrom(ids.as("p"))
+    .innerJoin(`${RECORD_JSON_TABLES[kind]} as j`, "j.record_id", "p.id" as never)
+    .select([sql.ref<string>("j.json").as(RECORD_JSON_COLUMN), sql.raw(`(${VERSION_SQL})`).as(VERSION_COLUMN)]) as unknown as Query;
 }
 
 /**
@@ -252,11 +264,12 @@ function perShopIds(db: Kysely<Database>, kind: RecordKind, request: SearchReque
     request,
   ).limit((request.page + 1) * request.per_page);
   // The runs' columns are the only ones of those names here, so `ordered` orders them too.
-  const merged = db.selectFrom(sql`(select unnest(${[...shops]}::text[]) as "code")`.as("s")).crossJoinLateral(run.as("x")).select(sql.ref<number>("x.id").as("id"));
+  const merged = db
+    .selectFrom(sql`(select unnest(${[...shops]}::text[]) as "code")`.as("s"))
+    .crossJoinLateral(run.as("x"))
+    .select(column === "id" ? [sql.ref<number>("x.id").as("id")] : [sql.ref<number>("x.id").as("id"), sql.ref("x." + column).as(column)]);
   return ordered(merged as unknown as Query, request).limit(request.per_page).offset(request.page * request.per_page);
 }
-
-const PG_WRITES_JSON_FROM = 100;
 
 /** The ids of a page found by arithmetic rather than by walking an index (`scopedPage`). */
 interface IdRange {

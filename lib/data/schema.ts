@@ -133,6 +133,15 @@ export interface RateBucketTable {
   taken: boolean;
 }
 
+/**
+ * PostgreSQL only (migration 012): each record's JSON as the API writes it (`recordJson`), written
+ * by the import beside the record; pages read it instead of writing it again on every read.
+ */
+export interface RecordJsonTable {
+  record_id: Int;
+  json: string;
+}
+
 export interface RecordCountTable {
   kind: "chargeback" | "pre_arbitration";
   shop_code: string;
@@ -245,6 +254,8 @@ export interface Database {
   record_shops: RecordShopTable;
   chargebacks: ChargebackTable;
   pre_arbitrations: PreArbitrationTable;
+  chargebacks_json: RecordJsonTable;
+  pre_arbitrations_json: RecordJsonTable;
   imported_files: ImportedFileTable;
   shops: ShopTable;
   users: UserTable;
@@ -264,3 +275,9 @@ export const RECORD_TABLES = {
   chargeback: "chargebacks",
   pre_arbitration: "pre_arbitrations",
 } as const satisfies Record<"chargeback" | "pre_arbitration", RecordTable>;
+
+/** PostgreSQL: the table that holds each kind's records' JSON (RecordJsonTable). */
+export const RECORD_JSON_TABLES = {
+  chargeback: `${RECORD_TABLES.chargeback}_json`,
+  pre_arbitration: `${RECORD_TABLES.pre_arbitration}_json`,
+} as const satisfies Record<keyof typeof RECORD_TABLES, keyof Database>;

@@ -141,7 +141,7 @@ const canonical = (row: Record<string, unknown>) =>
 /**
  * Row count and SHA-256 of the sorted rows of every table of the database. `without`: leaves out
  * what an import of that file adds (its records and summary rows by date, its imported_files
- * row by name, record_sums of its day and by month, record_shops, whose totals it raises, the
+ * row by name, the stored JSON of its records, record_sums of its day and by month, record_shops, whose totals it raises, the
  * disputes its records name, with their counts, and its webhook events), to compare everything else.
  */
 async function snapshot(db: Db, without?: { name: string; fileDate: string }): Promise<Snapshot> {
@@ -154,6 +154,9 @@ async function snapshot(db: Db, without?: { name: string; fileDate: string }): P
       if (table === "record_shops" || table === "disputes" || table === "dispute_counts") continue;
       if (table === "chargebacks" || table === "pre_arbitrations" || table === "record_counts") where = sql`where file_date <> ${without.fileDate}`;
       if (table === "imported_files") where = sql`where name <> ${without.name}`;
+      // The stored JSON of the file's records (PostgreSQL, migration 012).
+      if (table === "chargebacks_json" || table === "pre_arbitrations_json")
+        where = sql`where record_id not in (select id from ${sql.table(table.replace(/_json$/, ""))} where file_date = ${without.fileDate})`;
       if (table === "webhook_deliveries") where = sql`where body not like ${`%"file_date":"${without.fileDate}"%`}`;
       // record_sums: the file's day rows; month rows are written when a month closes, which a
       // later file does for every shop at once (their agreement is checked in expectRecordCountsInStep).

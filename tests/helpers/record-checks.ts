@@ -1,10 +1,14 @@
 import { sql } from "kysely";
 import { expect } from "vitest";
+import { recordJson } from "@/lib/api/serialize";
 import type { Db } from "@/lib/data/db";
+import { RECORD_JSON_TABLES, RECORD_TABLES } from "@/lib/data/schema";
+import type { RecordKind } from "@/lib/domain/fields";
 
 /**
  * Checks of the invariants every committed import keeps, against a fresh count of the records:
- * the summaries (record_counts with its running totals, record_shops, record_sums, the disputes) and dense ids.
+ * the summaries (record_counts with its running totals, record_shops, record_sums, the disputes),
+ * the records' stored JSON (PostgreSQL) and dense ids.
  */
 
 type Count = { kind: string; shop_code: string; file_date: string; n: number | string | bigint };
@@ -37,6 +41,23 @@ export async function expectRecordCountsInStep(db: Db): Promise<void> {
   expect(shops.map((r) => `${r.kind}|${r.shop_code}|${Number(r.n)}`).sort()).toEqual([...perShop].map(([shop, n]) => `${shop}|${n}`).sort());
   await expectDisputesInStep(db);
   await expectRecordSumsInStep(db);
+  await expectRecordJsonInStep(db);
+}
+
+/**
+ * PostgreSQL (migration 012): every record has exactly one stored JSON text, the one the API's
+ * writer (`recordJson`) makes of the record as it is stored, and no text lacks its record.
+ * SQLite stores none.
+ */
+export async function expectRecordJsonInStep(db: Db): Promise<void> {
+  if (db.dialect !== "postgres") return;
+  for (const [kind, table] of Object.entries(RECORD_TABLES) as [RecordKind, string][]) {
+    const { rows: records } = await sql<Record<string, unknown>>`select * from ${sql.table(table)} order by id`.execute(db.db);
+    const { rows: stored } = await sql<{ record_id: number | string; json: string }>`select record_id, json from ${sql.table(RECORD_JSON_TABLES[kind])} order by record_id`.execute(db.db);
+    expect(stored.map((r) => Number(r.record_id))).toEqual(records.map((r) => Number(r.id)));
+    const differing = records.filter((r, i) => stored[i].json !== recordJson(kind, r));
+    expect(differing.map((r) => r.id)).toEqual([]);
+  }
 }
 
 type Item = {
