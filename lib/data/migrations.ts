@@ -3,7 +3,7 @@ import { CHARGEBACK_FIELDS, PRE_ARBITRATION_FIELDS, type FieldDef, type RecordKi
 import { NULLABLE_SORT_COLUMNS, SORT_KEY_COLUMNS, SORT_KEYS } from "@/lib/schemas/search";
 import { rebuildDisputes } from "./disputes";
 import { pairName, STORED_PAIRS, sumsInsert } from "./record-sums";
-import { sqlRecordJson } from "@/lib/api/serialize";
+import { storeRecordJson } from "./record-json";
 import { type Database, RECORD_JSON_TABLES, RECORD_TABLES } from "./schema";
 
 export type Dialect = "sqlite" | "postgres";
@@ -343,20 +343,19 @@ function migrations(dialect: Dialect): Record<string, Migration> {
       },
     },
     "012_record_json": {
-      // PostgreSQL: each record's JSON as the API writes it, stored once by the import beside the
-      // record (lib/import/insert-rows.ts), so that a page reads texts instead of writing them
-      // again on every read: row_to_json of 1,000 records cost PostgreSQL about 9 ms a page, most
-      // of its work for a 1000-record page. Its own table keeps the records' table as narrow as
-      // before (their scans and index-only reads unchanged); the records already there get theirs
-      // from the very expression that wrote pages until now (sqlRecordJson), which a property
-      // test holds byte-equal to the import's writer. No foreign key: the import writes both in
+      // PostgreSQL: each record's JSON as the API writes it, stored once when the record is
+      // imported (record-json.ts), so that a page reads texts instead of writing them again on
+      // every read: row_to_json of 1,000 records cost PostgreSQL about 9 ms a page, most of its
+      // work for a 1000-record page. Its own table keeps the records' table as narrow as before
+      // (their scans and index-only reads unchanged). The records already there get theirs here,
+      // by the statement the import runs per file. No foreign key: the import writes both in
       // one transaction, and records are never deleted.
       async up(db) {
         if (!pg) return;
-        for (const [kind, table] of Object.entries(RECORD_TABLES) as [RecordKind, string][]) {
+        for (const kind of Object.keys(RECORD_TABLES) as RecordKind[]) {
           const json = RECORD_JSON_TABLES[kind];
           await sql`create table ${sql.id(json)} (record_id bigint primary key, json text not null)`.execute(db);
-          await sql`insert into ${sql.id(json)} (record_id, json) select id, ${sql.raw(sqlRecordJson(dialect, kind))} from ${sql.id(table)} order by id`.execute(db);
+          await storeRecordJson(kind).execute(db);
           await sql`analyze ${sql.id(json)}`.execute(db);
         }
       },

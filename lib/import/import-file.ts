@@ -6,6 +6,7 @@ import { type Kysely, sql } from "kysely";
 import type { Db } from "@/lib/data/db";
 import { refreshDisputes } from "@/lib/data/disputes";
 import { addFileToRecordCounts } from "@/lib/data/record-counts";
+import { storeRecordJson } from "@/lib/data/record-json";
 import { addFileToRecordSums } from "@/lib/data/record-sums";
 import { type Database, RECORD_TABLES } from "@/lib/data/schema";
 import { FIELDS_BY_KIND } from "@/lib/domain/fields";
@@ -342,6 +343,7 @@ async function loadFile(db: Db, trx: Kysely<Database>, file: string, target: Tar
     throw new Rejected(problems);
   }
   await writer.flush();
+  if (db.dialect === "postgres" && count > 0) await storeRecordJson(target.kind, { first: firstId, last: nextId - 1 }).execute(trx);
   await trx.updateTable("imported_files").set({ record_count: count }).where("id", "=", fileId).execute();
   await addFileToRecordCounts(trx, db.dialect, target.kind, target.fileDate, perShop);
   await addFileToRecordSums(trx, db.dialect, target.kind, target.fileDate, firstId, nextId - 1);

@@ -1,7 +1,6 @@
 import { CompiledQuery, type Kysely } from "kysely";
-import { recordJson } from "@/lib/api/serialize";
 import type { Db } from "@/lib/data/db";
-import { type Database, RECORD_JSON_TABLES, RECORD_TABLES } from "@/lib/data/schema";
+import { type Database, RECORD_TABLES } from "@/lib/data/schema";
 import type { RecordKind } from "@/lib/domain/fields";
 import type { RowValues } from "./validate";
 
@@ -9,8 +8,7 @@ import type { RowValues } from "./validate";
  * The bulk load's row writer, the fastest path of each backend. SQLite: one prepared single-row
  * insert, reused for every row on the import's own connection (no statement text to build or
  * parse per batch). PostgreSQL: a batch of rows as one array per column through unnest(), one
- * statement of n parameters instead of rows x n; and each record's JSON as the API writes it
- * (migration 012), which pages then read instead of writing it on every read.
+ * statement of n parameters instead of rows x n.
  */
 export interface RowWriter {
   add(row: RowValues): Promise<void>;
@@ -35,20 +33,15 @@ export function rowWriter(db: Db, trx: Kysely<Database>, kind: RecordKind, colum
     };
   }
   const arrays = columns.map(() => [] as unknown[]);
-  const texts: string[] = [];
   const statement = `insert into "${table}" (${quoted}) select * from unnest(${columns.map((c, i) => `$${i + 1}::${c.integer ? "bigint" : "text"}[]`).join(", ")})`;
-  const idAt = columns.findIndex((c) => c.name === "id");
-  const jsonStatement = `insert into "${RECORD_JSON_TABLES[kind]}" (record_id, json) select * from unnest($1::bigint[], $2::text[])`;
   const flush = async () => {
     if (arrays[0].length === 0) return;
     const parameters = arrays.map((a) => a.splice(0));
     await trx.executeQuery(CompiledQuery.raw(statement, parameters));
-    await trx.executeQuery(CompiledQuery.raw(jsonStatement, [parameters[idAt], texts.splice(0)]));
   };
   return {
     async add(row) {
       for (let i = 0; i < columns.length; i++) arrays[i].push(row[columns[i].name] ?? null);
-      texts.push(recordJson(kind, row));
       if (arrays[0].length >= PG_BATCH_ROWS) await flush();
     },
     flush,
