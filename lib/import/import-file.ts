@@ -313,7 +313,7 @@ async function loadFile(db: Db, trx: Kysely<Database>, file: string, target: Tar
     { name: "shop_code", integer: false },
     ...FIELDS_BY_KIND[target.kind].map((def) => ({ name: def.name, integer: def.kind === "integer" || def.kind === "amount" })),
   ];
-  const writer = rowWriter(db, trx, target.kind, columns);
+  const writer = rowWriter(db, trx, table, columns);
 
   let count = 0;
   const perShop = new Map<string, number>();

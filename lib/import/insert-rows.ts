@@ -1,7 +1,6 @@
 import { CompiledQuery, type Kysely } from "kysely";
 import type { Db } from "@/lib/data/db";
-import { type Database, RECORD_TABLES } from "@/lib/data/schema";
-import type { RecordKind } from "@/lib/domain/fields";
+import type { Database, RecordTable } from "@/lib/data/schema";
 import type { RowValues } from "./validate";
 
 /**
@@ -18,8 +17,7 @@ export interface RowWriter {
 
 const PG_BATCH_ROWS = 2000;
 
-export function rowWriter(db: Db, trx: Kysely<Database>, kind: RecordKind, columns: readonly { name: string; integer: boolean }[]): RowWriter {
-  const table = RECORD_TABLES[kind];
+export function rowWriter(db: Db, trx: Kysely<Database>, table: RecordTable, columns: readonly { name: string; integer: boolean }[]): RowWriter {
   const quoted = columns.map((c) => `"${c.name}"`).join(", ");
   const sqlite = db.sqlite;
   if (sqlite) {
