@@ -220,29 +220,8 @@ function pageStatement(
   // The deferred join: the walk finds the page's ids in the sort key's index alone, without
   // visiting the table until the page's ids are known.
   const ids = ordered((db.selectFrom(table).where(where) as unknown as Query).select("id"), request).limit(request.per_page).offset(offset);
-  const walked = columns((db.selectFrom(table) as unknown as Query).where("id", "in", ids as never));
-  if (shops === EVERY_SHOP || !rangeOfIds(path, request)) return page(ordered(walked, request).compile());
-  // In id order over every record: the page is a range of ids when, in the statement's own
-  // snapshot, the scope holds every shop and the ids have no gaps (the reader threads keep their
-  // own facts, so the main thread cannot know this before it builds the statement). Both
-  // conditions are uncorrelated, so SQLite tests them once, before either branch reads a row.
-  const every = sql<boolean>`(${coversEveryShop(dialect, kind, shops)} and ${gapless(kind)})`;
-  const desc = request.sortOrder === "desc";
-  const ends = sql`(select ${sql.raw(desc ? "max" : "min")}("id") from ${sql.table(table)})`;
-  const [from, to] = desc
-    ? [sql`${ends} - ${offset + request.per_page - 1}`, sql`${ends} - ${offset}`]
-    : [sql`${ends} + ${offset}`, sql`${ends} + ${offset + request.per_page - 1}`];
-  const ranged = columns((db.selectFrom(table) as unknown as Query).where(sql<boolean>`${every} and "id" between ${from} and ${to}`));
-  const branches = ranged.select("id").unionAll(walked.select("id").where(sql<boolean>`not ${every}`));
-  return page(ordered(db.selectFrom(branches.as("u")).select(RECORD_JSON_COLUMN as never) as unknown as Query, request).compile());
+  return page(ordered(columns((db.selectFrom(table) as unknown as Query).where("id", "in", ids as never)), request).compile());
 }
-
-/** A page in id order over every record of the kind (no filter but the scope). */
-const rangeOfIds = (path: AccessPath, request: SearchRequest) => path === "walkEvery" && answeredBySummary(request) && !request.file_date_from && !request.file_date_to && SORT_KEY_COLUMNS[request.sortKey] === "id";
-
-/** The kind's ids run without gaps from the least to the greatest: their span is the records' count (record_shops). */
-const gapless = (kind: RecordKind) =>
-  sql<boolean>`((select max("id") - min("id") + 1 from ${sql.table(RECORD_TABLES[kind])}) = (select coalesce(sum("n"), 0) from "record_shops" where "kind" = ${kind}))`;
 
 /**
  * PostgreSQL: the stored JSON (migration 012) of the records `ids` names, each row with the
