@@ -3,7 +3,7 @@ import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
-import { contentJson, jsonArrayBytes, RECORD_JSON_COLUMN } from "@/lib/api/serialize";
+import { jsonArrayBytes, RECORD_JSON_COLUMN } from "@/lib/api/serialize";
 import { databaseTarget, type DatabaseTarget, pgQueryTimeoutSeconds } from "@/lib/config";
 import { type Dialect, migrateToLatest } from "./migrations";
 import { Memo, type ReadResult, type ReadStatement, type Remembered, rememberedIn, type Row, runBatch, runBatchCarried, runBatchConcurrently } from "./read";
@@ -152,7 +152,7 @@ export async function openDatabase(url?: string, opts: { readers?: number; serve
   const memo = new Memo();
   const rowsOn = (executor: Kysely<Database>) => async (s: ReadStatement) => (await executor.executeQuery<Row>(CompiledQuery.raw(s.sql, [...s.parameters]))).rows;
   const written = (s: ReadStatement, rows: Row[]): ReadResult =>
-    !s.json ? rows : s.recordJsonColumn ? jsonArrayBytes(rows.map((row) => row[RECORD_JSON_COLUMN] as string)) : contentJson(s.json, rows);
+    s.json ? jsonArrayBytes(rows.map((row) => row[RECORD_JSON_COLUMN] as string)) : rows;
   const runOn = (executor: Kysely<Database>) => async (s: ReadStatement) => written(s, await rowsOn(executor)(s));
   const carried = async (statements: readonly ReadStatement[]) =>
     (await runBatchCarried(statements, memo, rowsOn(db)))?.map((rows, i) => written(statements[i], rows));

@@ -105,6 +105,12 @@ function oneOf<DB, TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, dialect: 
     : eb(term, "in", sql`(select value from json_each(${JSON.stringify(usable)}))`);
 }
 
+/** The columns `ordered` orders by: the sort key's column, then the id. */
+const orderColumns = (selection: Selection): ("id" | SortColumn)[] => {
+  const column = SORT_KEY_COLUMNS[selection.sortKey];
+  return column === "id" ? ["id"] : [column, "id"];
+};
+
 function ordered(query: Query, selection: Selection): Query {
   const column = SORT_KEY_COLUMNS[selection.sortKey];
   const desc = selection.sortOrder === "desc";
@@ -132,7 +138,7 @@ const SUMMARY_FILTERS = new Set(["shop_codes", "file_date_from", "file_date_to",
 const answeredBySummary = (selection: Selection) => Object.keys(selection).every((key) => SUMMARY_FILTERS.has(key));
 
 /** A compiled query as the reader threads take it. */
-const statement = (query: CompiledQuery, opts: { json?: RecordKind; memo?: true } = {}): ReadStatement => ({ sql: query.sql, parameters: query.parameters, ...opts });
+const statement = (query: CompiledQuery, opts: { json?: true; memo?: true } = {}): ReadStatement => ({ sql: query.sql, parameters: query.parameters, ...opts });
 
 function countQuery(db: Kysely<Database>, dialect: Dialect, kind: RecordKind, selection: Selection, shops: readonly string[]): ReadStatement {
   // Exact totals are remembered per data version (lib/data/read.ts): paging through a large
@@ -196,16 +202,14 @@ function pageStatement(
   const where = filtered(kind, request, shops, path, dialect);
   const offset = request.page * request.per_page;
   const page = (query: CompiledQuery): ReadStatement => ({
-    ...statement(query, { json: kind }),
-    recordJsonColumn: true,
+    ...statement(query, { json: true }),
     ...(dialect === "postgres" ? { carriesVersion: true } : {}),
   });
   if (dialect === "postgres") {
     // The page's ids with their sort column, then each record's stored JSON (migration 012): the
     // records' own rows are not read at all. The ids come from the index the planner walks (a
     // deferred join), each shop's run, or a range.
-    const column = SORT_KEY_COLUMNS[request.sortKey];
-    const keyed = (q: Query) => q.select(column === "id" ? ["id"] : ["id", column]);
+    const keyed = (q: Query) => q.select(orderColumns(request));
     const ids = range
       ? keyed(db.selectFrom(table).where("id", ">=", range.from).where("id", "<=", range.to) as unknown as Query)
       : shops !== EVERY_SHOP && mergesShops(dialect, request, shops)
@@ -256,18 +260,17 @@ const MERGE_MAX_ENTRIES = 64_000;
 
 /** The ids of the page, from each shop's run (`mergesShops`); shops are distinct (`visibleShops`). */
 function perShopIds(db: Kysely<Database>, kind: RecordKind, request: SearchRequest, shops: readonly string[]): Query {
-  const column = SORT_KEY_COLUMNS[request.sortKey];
   const run = ordered(
     (db.selectFrom(RECORD_TABLES[kind]).where(filtered(kind, request, EVERY_SHOP, "planner", "postgres")) as unknown as Query)
       .where("shop_code", "=", sql.ref<string>("s.code"))
-      .select(column === "id" ? ["id"] : ["id", column]),
+      .select(orderColumns(request)),
     request,
   ).limit((request.page + 1) * request.per_page);
   // The runs' columns are the only ones of those names here, so `ordered` orders them too.
   const merged = db
     .selectFrom(sql`(select unnest(${[...shops]}::text[]) as "code")`.as("s"))
     .crossJoinLateral(run.as("x"))
-    .select(column === "id" ? [sql.ref<number>("x.id").as("id")] : [sql.ref<number>("x.id").as("id"), sql.ref("x." + column).as(column)]);
+    .select(orderColumns(request).map((c) => sql.ref(`x.${c}`).as(c)));
   return ordered(merged as unknown as Query, request).limit(request.per_page).offset(request.page * request.per_page);
 }
 

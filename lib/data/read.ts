@@ -1,4 +1,3 @@
-import type { RecordKind } from "@/lib/domain/fields";
 import type { Dialect } from "./migrations";
 
 /**
@@ -8,9 +7,8 @@ import type { Dialect } from "./migrations";
 export interface ReadStatement {
   sql: string;
   parameters: readonly unknown[];
-  json?: RecordKind;
-  /** with `json`: each row already holds one record's JSON text, in RECORD_JSON_COLUMN (the only column on SQLite; `sqlRecordJson`) */
-  recordJsonColumn?: true;
+  /** each row holds one record's JSON text, in RECORD_JSON_COLUMN (written by SQLite, `sqlRecordJson`, or stored on PostgreSQL, migration 012): the rows come back as the array's UTF-8 bytes */
+  json?: true;
   /** this statement's rows name the data's version (see `runBatch`) */
   version?: true;
   /** the rows may be reused for the same statement while the version stays the same */

@@ -24,11 +24,10 @@ const commit = db.prepare("commit");
 
 const memo = new Memo();
 
-function run({ sql, parameters, json, recordJsonColumn }: ReadStatement): ReadResult {
+function run({ sql, parameters, json }: ReadStatement): ReadResult {
   const statement = prepared(sql);
   if (!json) return statement.raw(false).all(parameters as unknown[]) as Row[];
-  // SQLite's page statements select each record's JSON, written by SQLite (lib/data/queries.ts).
-  if (!recordJsonColumn) throw new Error("a page statement on SQLite must select the records' JSON (sqlRecordJson)");
+  // A page statement selects each record's JSON, written by SQLite (lib/data/queries.ts), alone.
   // As UTF-8 bytes in a buffer of their own, handed over without a copy (see postMessage below).
   return jsonArrayBytes(statement.pluck(true).all(parameters as unknown[]) as string[]);
 }
