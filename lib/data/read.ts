@@ -101,7 +101,7 @@ export const VERSION_STATEMENT: ReadStatement = { sql: `select (${VERSION_SQL}) 
 export const VERSION_COLUMN = "data_version";
 
 /** The version as a batch names it (the version statement's rows, as text): the memo's key. */
-const versionKey = (rows: ReadResult) => JSON.stringify(rows);
+export const versionKey = (rows: ReadResult) => JSON.stringify(rows);
 
 /**
  * A statement of one row (an aggregate, such as a count) that also names its snapshot's version:

@@ -171,9 +171,10 @@ describe.each(backends)("exact totals from running counts on $name", (backend) =
   });
 
   it("pages in id order found by arithmetic over gapless ids equal the pages found by walking", async () => {
-    // Unfiltered, in id order, with a scope that holds every shop: on PostgreSQL a page is a
-    // range of ids once the data version's ids are known to have no gaps (queries.ts scopedPage).
-    // The same pages with a file-date bound that excludes nothing are found by walking the index.
+    // Unfiltered, in id order, with a scope that holds every shop: a page is a range of ids once
+    // the data version's ids are known to have no gaps (queries.ts: scopedPage on PostgreSQL,
+    // sqlitePage on SQLite). The same pages with a file-date bound that excludes nothing are found
+    // by walking the index.
     const page = async (kind: RecordKind, body: Record<string, unknown>) => {
       const res = await fetch(`${server.url}/api/${kind}`, {
         method: "POST",
