@@ -212,6 +212,7 @@ function pageStatement(
   const table = RECORD_TABLES[kind];
   const where = filtered(kind, request, shops, path, dialect);
   const offset = request.page * request.per_page;
+  const inRange = range && (db.selectFrom(table).where("id", ">=", range.from).where("id", "<=", range.to) as unknown as Query);
   const page = (query: CompiledQuery): ReadStatement => ({
     ...statement(query, { json: true }),
     ...(dialect === "postgres" ? { carriesVersion: true } : {}),
@@ -221,8 +222,8 @@ function pageStatement(
     // records' own rows are not read at all. The ids come from the index the planner walks (a
     // deferred join), each shop's run, or a range.
     const keyed = (q: Query) => q.select(orderColumns(request));
-    const ids = range
-      ? keyed(db.selectFrom(table).where("id", ">=", range.from).where("id", "<=", range.to) as unknown as Query)
+    const ids = inRange
+      ? keyed(inRange)
       : shops !== EVERY_SHOP && mergesShops(dialect, request, shops)
         ? perShopIds(db, kind, request, shops)
         : ordered(keyed(db.selectFrom(table).where(where) as unknown as Query), request).limit(request.per_page).offset(offset);
@@ -230,7 +231,7 @@ function pageStatement(
   }
   // SQLite writes each record's JSON itself (a string per record instead of 43 values).
   const columns = (q: Query) => q.select(sql.raw(sqlRecordJson(dialect, kind)).as(RECORD_JSON_COLUMN));
-  if (range) return page(ordered(columns(db.selectFrom(table).where("id", ">=", range.from).where("id", "<=", range.to) as unknown as Query), request).compile());
+  if (inRange) return page(ordered(columns(inRange), request).compile());
   if (!walks(path)) return page(ordered(columns(db.selectFrom(table).where(where) as unknown as Query), request).limit(request.per_page).offset(offset).compile());
   // The deferred join: the walk finds the page's ids in the sort key's index alone, without
   // visiting the table until the page's ids are known.

@@ -7,7 +7,8 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Db, openDatabase } from "@/lib/data/db";
 import { DEMO_SHOPS, generateDemoFiles } from "@/lib/demo/generate";
-import { importColumns } from "@/lib/domain/fields";
+import { RECORD_JSON_TABLES, RECORD_TABLES } from "@/lib/data/schema";
+import { importColumns, type RecordKind } from "@/lib/domain/fields";
 import { IMPORT_LOCK_KEY } from "@/lib/import/import-file";
 import { signedHeaders } from "../api/harness";
 import { type CliResult, type RunningCli, runCli, startCli } from "../helpers/cli";
@@ -155,8 +156,8 @@ async function snapshot(db: Db, without?: { name: string; fileDate: string }): P
       if (table === "chargebacks" || table === "pre_arbitrations" || table === "record_counts") where = sql`where file_date <> ${without.fileDate}`;
       if (table === "imported_files") where = sql`where name <> ${without.name}`;
       // The stored JSON of the file's records (PostgreSQL, migration 012).
-      if (table === "chargebacks_json" || table === "pre_arbitrations_json")
-        where = sql`where record_id not in (select id from ${sql.table(table.replace(/_json$/, ""))} where file_date = ${without.fileDate})`;
+      const jsonOf = (Object.keys(RECORD_JSON_TABLES) as RecordKind[]).find((kind) => RECORD_JSON_TABLES[kind] === table);
+      if (jsonOf) where = sql`where record_id not in (select id from ${sql.table(RECORD_TABLES[jsonOf])} where file_date = ${without.fileDate})`;
       if (table === "webhook_deliveries") where = sql`where body not like ${`%"file_date":"${without.fileDate}"%`}`;
       // record_sums: the file's day rows; month rows are written when a month closes, which a
       // later file does for every shop at once (their agreement is checked in expectRecordCountsInStep).

@@ -1,15 +1,15 @@
 import fs from "node:fs";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getDb, openDatabase } from "@/lib/data/db";
+import { getDb } from "@/lib/data/db";
 import { sqlRecordJson } from "@/lib/api/serialize";
 import { searchRecords } from "@/lib/data/queries";
 import { RECORD_TABLES } from "@/lib/data/schema";
 import { generateDemoFiles } from "@/lib/demo/generate";
 import type { RecordKind } from "@/lib/domain/fields";
-import { importPaths } from "@/lib/import";
 import { parseSearchRequest, SORT_KEY_COLUMNS, SORT_KEYS, type SortKey } from "@/lib/schemas/search";
 import { dropCreatedDatabases, PG_URL, postgresBackend, tempDir } from "../helpers/db";
+import { importInto } from "../helpers/import-folder";
 
 /**
  * PostgreSQL (migration 011): a page for a few shops of many, in the order of a sort key whose
@@ -33,14 +33,7 @@ describe.skipIf(!PG_URL)("per-shop sort indexes on PostgreSQL", () => {
     url = await postgresBackend.create();
     dir = tempDir("disputes-shop-sort-");
     generateDemoFiles({ out: dir, seed: 5, chargebacks: 24_000, preArbitrations: 6_000, shops: 60, days: 40, everyDay: true, end: "2026-03-31" });
-    const db = await openDatabase(url);
-    try {
-      const lines: string[] = [];
-      const result = await importPaths(db, [dir], (line) => lines.push(line));
-      expect(result.ok, lines.join("\n")).toBe(true);
-    } finally {
-      await db.close();
-    }
+    await importInto(url, [dir]);
     process.env.DATABASE_URL = url;
   }, 180_000);
 

@@ -7,9 +7,9 @@ import { type Db, openDatabase } from "@/lib/data/db";
 import { sqlitePage } from "@/lib/data/queries";
 import { VERSION_STATEMENT, versionKey } from "@/lib/data/read";
 import { generateDemoFiles } from "@/lib/demo/generate";
-import { importPaths } from "@/lib/import";
 import { parseSearchRequest } from "@/lib/schemas/search";
 import { tempDir } from "../helpers/db";
+import { importInto } from "../helpers/import-folder";
 
 /**
  * SQLite: a page in id order over a scope that holds every record is a range of ids, computed
@@ -24,16 +24,7 @@ describe("pages as ranges of ids on SQLite", () => {
   let db: Db;
   let shops: string[];
 
-  const importDir = async (out: string) => {
-    const writer = await openDatabase(`file:${file}`);
-    try {
-      const lines: string[] = [];
-      const result = await importPaths(writer, [out], (line) => lines.push(line));
-      expect(result.ok, lines.join("\n")).toBe(true);
-    } finally {
-      await writer.close();
-    }
-  };
+  const importDir = (out: string) => importInto(`file:${file}`, [out]);
 
   beforeAll(async () => {
     dir = tempDir("disputes-id-range-");
