@@ -1,6 +1,6 @@
 import path from "node:path";
 
-/** Runtime configuration, read from the environment (CONTRACT 8 and README "Configuration"). */
+/** Runtime configuration, read from the environment (docs/api.md, "Configuration"). */
 export type DatabaseTarget =
   | { kind: "sqlite"; file: string }
   | { kind: "postgres"; url: string };
@@ -53,7 +53,7 @@ export const pgQueryTimeoutSeconds = (env: Env = process.env) => wholeNumber("PG
 export const authFailuresPerMinute = (env: Env = process.env) =>
   wholeNumber("AUTH_FAILURES_PER_MINUTE", 60, { hint: "0 turns the limit off" }, env);
 
-/** Sign-in throttling (README "Reliability and security"): failures allowed per window, and the window. */
+/** Sign-in throttling (docs/api.md, "Dashboard sign-in"): failures allowed per window, and the window. */
 export const loginLimits = (env: Env = process.env) => ({
   perAccount: wholeNumber("LOGIN_FAILURES_PER_ACCOUNT", 5, { min: 1, max: 1000 }, env),
   perAddress: wholeNumber("LOGIN_FAILURES_PER_ADDRESS", 30, { min: 1, max: 100_000 }, env),
@@ -73,7 +73,7 @@ export const shutdownSettings = (env: Env = process.env) => ({
 export const DEFAULT_WEBHOOK_RETRY_SECONDS = [60, 300, 1800, 7200, 18000, 36000, 86400];
 
 /**
- * The delays before the 2nd, 3rd, ... attempt of a webhook delivery (CONTRACT 11): comma-separated
+ * The delays before the 2nd, 3rd, ... attempt of a webhook delivery (docs/api.md, "Webhooks"): comma-separated
  * whole seconds, each 1 to 2,592,000 (30 days), at most 50 of them; after the last the delivery fails.
  */
 export function webhookRetrySeconds(env: Env = process.env): number[] {

@@ -1,5 +1,5 @@
 /**
- * npm run admin -- <command>: API shop credentials and dashboard users (CONTRACT 7).
+ * npm run admin -- <command>: API shop credentials and dashboard users (docs/api.md, "Admin command").
  *   shop add <shop_code> (--password <pw> | --password-stdin) [--access <code>,<code>...]
  *   shop list
  *   user add <email> (--password <pw> | --password-stdin) --access <code>,<code>...
@@ -162,7 +162,7 @@ const ARITY: Record<string, [number, string]> = {
   remove: [1, "one endpoint id"],
 };
 
-/** CONTRACT 11: webhook add <shop_code> <url> | webhook list | webhook remove <id>. */
+/** docs/api.md, "Webhooks": webhook add <shop_code> <url> | webhook list | webhook remove <id>. */
 async function webhookCommand(action: string, args: string[], options: Options): Promise<number> {
   const [count, what] = ARITY[action];
   if (args.length !== count) throw new UsageError(`webhook ${action} takes ${what}, got ${args.length} argument${args.length === 1 ? "" : "s"}`);

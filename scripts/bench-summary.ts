@@ -2,7 +2,7 @@
  * npx tsx scripts/bench-summary.ts --database <DATABASE_URL> [--from YYYY-MM-DD] [--to YYYY-MM-DD]
  *   [--scope <shops>] [--runs 50]
  *
- * Latency of the summaries (CONTRACT 9) that the dashboard's overview page asks for, on the
+ * Latency of the summaries (docs/api.md, "Summaries") that the dashboard's overview page asks for, on the
  * production server (`npm run build` first) over an imported database (e.g. `npm run
  * demo:generate -- --chargebacks 1000000 --shops 200 --merchants 50 --days 730 --every-day`, then
  * `npm run import`). Creates a credential whose access list holds the first --scope shops with

@@ -3,7 +3,7 @@
  *   [--parents 10] [--days 730] [--seed 7] [--backend sqlite|postgres|both] [--seconds 10]
  *   [--concurrency 16] [--smoke] [--out bench/results]
  *
- * The shapes of issue 7 on the production server (`npm run build` first), as ratios of floors
+ * The request classes of docs/performance.md on the production server (`npm run build` first), as ratios of floors
  * measured in the same run:
  * 1. generates a history of daily files (every calendar day up to 2026-10-30) over a synthetic
  *    hierarchy of shops, merchants and parents, one single large chargeback file, and a file to

@@ -1,6 +1,6 @@
 /**
  * npm run import -- <path>...   Loads acquirer report files, or every *.csv of a folder in name
- * order, into the database DATABASE_URL names (CONTRACT 6). Exit 0 when no file was refused.
+ * order, into the database DATABASE_URL names (docs/api.md, "Import of acquirer files"). Exit 0 when no file was refused.
  */
 import { openDatabase } from "@/lib/data/db";
 import { importPaths } from "@/lib/import";

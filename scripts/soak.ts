@@ -1,5 +1,5 @@
 /**
- * Soak test (README "Reliability and security"): minutes of mixed traffic against one production
+ * Soak test (docs/architecture.md, "Reliability and security"): minutes of mixed traffic against one production
  * server on loopback, bounded in time and count, stopping by itself.
  *
  *   npm run soak -- [--backend sqlite|postgres] [--seconds 300] [--records 50000] [--max-rss-mb 768] [--json <file>]

@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import type http from "node:http";
 
 /**
- * Browser safety on every answer, pages and API alike (README "Reliability and security").
+ * Browser safety on every answer, pages and API alike (docs/architecture.md, "Reliability and security").
  *
  * The Content-Security-Policy carries a fresh nonce per request. Next reads the nonce from the
  * request's own Content-Security-Policy header and puts it on every script it renders, so no

@@ -20,7 +20,7 @@ function AnswerByCell({ record }: { record: PreArbitrationRecord }) {
 }
 
 const reviewColumns = [
-  // No FILE_DATE sort key for pre-arbitration (CONTRACT 1.1): the header is not a sort button.
+  // No FILE_DATE sort key for pre-arbitration (docs/api.md, "Request body"): the header is not a sort button.
   helper.accessor("file_date", { header: "File date", enableSorting: false, meta: { label: "File date", defaultVisible: true, width: 120 }, cell: (info) => formatText(info.getValue()) }),
   helper.accessor("card", { header: "Card", enableSorting: false, meta: { label: "Card", defaultVisible: true, width: 140 }, cell: (info) => <span className="font-mono text-xs">{formatText(info.getValue())}</span> }),
   helper.display({

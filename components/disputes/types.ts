@@ -1,6 +1,6 @@
 import type { ChargebackFieldName, PreArbitrationFieldName, RecordKind } from "@/lib/domain/fields";
 
-/** Records as the API returns them (CONTRACT 1.3): every field present, null where empty. */
+/** Records as the API returns them (docs/api.md, "Response body"): every field present, null where empty. */
 export type JsonValue = string | number | null;
 export type ChargebackRecord = { [K in ChargebackFieldName]: JsonValue };
 export type PreArbitrationRecord = { [K in PreArbitrationFieldName]: JsonValue };

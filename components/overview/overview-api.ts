@@ -13,7 +13,7 @@ export type ChargebackGroup = z.infer<typeof chargebackSummaryGroupSchema>;
 export type PreArbitrationGroup = z.infer<typeof preArbitrationSummaryGroupSchema>;
 export type EcpMonth = z.infer<typeof ecpMonthSchema>;
 
-/** A summary of CONTRACT 9 with groups of one kind. */
+/** A summary (docs/api.md, "Summaries") with groups of one kind. */
 export type Summary<G> = Omit<z.infer<typeof chargebackSummaryResponseSchema>, "groups"> & { groups: G[] };
 
 type PartOf<K extends OverviewPartName> = (typeof OVERVIEW_PARTS)[K]["kind"] extends "chargeback" ? Summary<ChargebackGroup> : Summary<PreArbitrationGroup>;

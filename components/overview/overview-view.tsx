@@ -35,7 +35,7 @@ function change(now: number, before: number): string {
  * "Are our disputes growing, where, and why?": headline figures per currency with the change
  * against the previous period of the same length, chargebacks per month by scheme, reasons, the
  * stage mix, issuer documents, the shops and merchants with the most disputes, and Mastercard's
- * Excessive Chargeback Program counts. Every number comes from the summary API (CONTRACT 9),
+ * Excessive Chargeback Program counts. Every number comes from the summary API (docs/api.md, "Summaries"),
  * aggregated by the database; each chart has a table of its numbers.
  */
 export function OverviewView({ shops, first }: { shops: string[]; first?: OverviewAnswer }) {

@@ -3,7 +3,7 @@ import { authFailuresPerMinute, rateLimitPerMinute } from "@/lib/config";
 import type { Db } from "@/lib/data/db";
 
 /**
- * The API's limits (README "Reliability and security"):
+ * The API's limits (docs/api.md, "Rate limits"):
  *
  * - RATE_LIMIT_PER_MINUTE per credential, a token bucket: bursts up to the per-minute limit,
  *   refilled evenly. The bucket is a row in the database (on SQLite in the state database) that

@@ -21,7 +21,7 @@ export interface PostEndpoint<T> {
 }
 
 /**
- * The pipeline of every POST endpoint of the API, in the order CONTRACT 4 fixes: method, content
+ * The pipeline of every POST endpoint of the API, in the order docs/api.md, "Errors" fixes: method, content
  * type, body size, authentication, (rate limit), validity, scope; then the endpoint's answer.
  */
 export function postRoute<T>(endpoint: PostEndpoint<T>) {
@@ -67,7 +67,7 @@ export function jsonAnswer(body: string | readonly Uint8Array[]): Response {
   return new Response(stream, { headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
 }
 
-/** Both search endpoints (CONTRACT 1): one query, the page envelope. */
+/** Both search endpoints (docs/api.md, "Endpoints"): one query, the page envelope. */
 export function searchRoute(kind: RecordKind) {
   return postRoute({
     parse: (body) => parseSearchRequest(kind, body),

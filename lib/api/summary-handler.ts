@@ -5,7 +5,7 @@ import { MAX_GROUPS, parseSummaryRequest } from "@/lib/schemas/summary";
 import { ApiError } from "./problem";
 import { jsonAnswer, postRoute } from "./route";
 
-/** Both summary endpoints (CONTRACT 9): the searches' pipeline, one grouped query. */
+/** Both summary endpoints (docs/api.md, "Summaries"): the searches' pipeline, one grouped query. */
 export function summaryRoute(kind: RecordKind) {
   return postRoute({
     parse: (body) => parseSummaryRequest(kind, body),

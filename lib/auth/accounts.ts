@@ -5,7 +5,8 @@ import { dummyPasswordHash, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } 
 import { decryptSecret, encryptSecret } from "./secrets";
 
 /**
- * API shop credentials and dashboard users (CONTRACT 2, 3, 5 and 7). Plain data functions over
+ * API shop credentials and dashboard users (docs/api.md, "Authentication", "Scope",
+ * "Dashboard sign-in" and "Admin command"). Plain data functions over
  * the database handle, so the server and the commands share them.
  */
 

@@ -3,7 +3,7 @@ import { loginLimits } from "@/lib/config";
 import type { Db } from "@/lib/data/db";
 
 /**
- * Sign-in throttling (README "Reliability and security"). Every attempt is counted BEFORE the
+ * Sign-in throttling (docs/api.md, "Dashboard sign-in"). Every attempt is counted BEFORE the
  * password is checked, per account (the e-mail address as typed, normalised) and per client
  * address, in the database so that every instance shares the count. Past the limit an attempt is
  * refused without running scrypt at all: guessing is slow, and a burst of sign-ins cannot spend

@@ -6,7 +6,7 @@ import { spendNonce } from "./nonces";
 import { findSession, sessionTokenFrom } from "./sessions";
 import { NONCE_PATTERN, SHOP_CODE_PATTERN, SIGNATURE_PATTERN, signatureMatches } from "./signature";
 
-/** Who is calling and which shops they may see (CONTRACT 2, 3 and 5). */
+/** Who is calling and which shops they may see (docs/api.md, "Authentication", "Scope", "Dashboard sign-in"). */
 export interface Caller {
   /** the rate-limit key: one per credential */
   credential: string;

@@ -5,7 +5,7 @@ import type { Database } from "@/lib/data/schema";
 import { parseAccessList } from "./access";
 
 /**
- * Dashboard sessions (CONTRACT 5): a random token in an HttpOnly cookie. Only the token's SHA-256
+ * Dashboard sessions (docs/api.md, "Dashboard sign-in"): a random token in an HttpOnly cookie. Only the token's SHA-256
  * is stored, so a copy of the database holds no usable session.
  */
 

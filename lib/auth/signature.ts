@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 
-/** CONTRACT 2: X-Signature = lowercase hex SHA-256 of the UTF-8 bytes of X-Nonce + password. */
+/** docs/api.md, "Authentication": X-Signature = lowercase hex SHA-256 of the UTF-8 bytes of X-Nonce + password. */
 
 export const NONCE_PATTERN = /^[A-Za-z0-9._~:-]{16,128}$/;
 export const SIGNATURE_PATTERN = /^[0-9a-f]{64}$/;

@@ -37,7 +37,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     await sql`create index ${sql.id(name)} on ${sql.id(table)} (${sql.raw(columns)})`.execute(db);
   }
 
-  // NULL is the smallest sort value (CONTRACT 1.2); SQLite already sorts it first ascending.
+  // NULL is the smallest sort value (docs/api.md, "Selection and order"); SQLite already sorts it first ascending.
   const nullsFirst = pg ? " nulls first" : "";
 
   return {
@@ -219,7 +219,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
       },
     },
     "007_record_sums": {
-      // Totals per currency of the summaries (CONTRACT 9) without reading records: per kind,
+      // Totals per currency of the summaries (docs/api.md, "Summaries") without reading records: per kind,
       // dimension, day and month, shop and all shops at once (see record-sums.ts). The period
       // comes before the shop in the key, so a file's sums are written in a few places rather than
       // one per shop. PostgreSQL keeps the sums in the key's index too (index-only reads).
@@ -236,7 +236,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
       },
     },
     "008_disputes": {
-      // The worklist (CONTRACT 10): one row per dispute with its current item, kept by the import
+      // The worklist (docs/api.md, "Worklist"): one row per dispute with its current item, kept by the import
       // in the records' transaction (lib/data/disputes.ts), and the disputes that need an answer
       // per stage, scheme and base day. A database that already holds records gets both built
       // here, by the very refresh the import runs. Each partial index holds only the disputes that
@@ -270,7 +270,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
       },
     },
     "009_webhooks": {
-      // Webhooks (CONTRACT 11, lib/webhooks): endpoints, one row per event and endpoint (the
+      // Webhooks (docs/api.md, "Webhooks"; lib/webhooks): endpoints, one row per event and endpoint (the
       // delivery, written by the import in the records' transaction, so in the main database on
       // SQLite too), and every attempt made. Times are epoch milliseconds.
       async up(db) {

@@ -10,7 +10,7 @@ import { countFromSummary, coversEveryShop } from "./record-counts";
 import { type Database, RECORD_JSON_TABLES, RECORD_TABLES, type RecordTable } from "./schema";
 
 /**
- * The searches of CONTRACT 1.2, always inside the caller's scope: the shop list a request may
+ * The searches (docs/api.md, "Selection and order"), always inside the caller's scope: the shop list a request may
  * see is an argument of every query here, so no route can forget it.
  */
 
@@ -364,7 +364,7 @@ export async function searchRecords(kind: RecordKind, request: SearchRequest, ac
   const shops = visibleShops(request, access);
   const count = countQuery(db, dialect, kind, request, shops);
   const { path, matched, every } = dialect === "sqlite" ? await accessPath(read, db, kind, request, shops, count) : { path: "planner" as const, matched: undefined, every: undefined };
-  // A page past the end is empty, with the totals (CONTRACT 1.3): nothing to look for.
+  // A page past the end is empty, with the totals (docs/api.md, "Selection and order"): nothing to look for.
   if (matched !== undefined && request.page * request.per_page >= matched) {
     return { content: "[]", totalElements: matched, totalPages: Math.ceil(matched / request.per_page) };
   }

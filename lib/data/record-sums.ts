@@ -10,7 +10,7 @@ import { type Database, RECORD_TABLES } from "./schema";
  * minor units of each currency (`amount`: non-reversals, `reversal_amount`: reversals; a
  * pre-arbitration case is never a reversal):
  *
- * - `dim` is "" for the records as a whole, or a dimension of CONTRACT 9 other than the file date
+ * - `dim` is "" for the records as a whole, or a dimension of docs/api.md, "Summaries" other than the file date
  *   and the shop (a "value dimension"); `value` is then the record's value of it, as text. A few
  *   pairs of them are stored too (STORED_PAIRS).
  * - `grain` "day" (`period` = file date) or "month" (`period` = "YYYY-MM"): a file-date range is

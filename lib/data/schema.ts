@@ -118,7 +118,7 @@ export interface UsedNonceTable {
   used_at: Int;
 }
 
-/** Sign-in attempts per account and per client address in the current window (README "Reliability and security"). */
+/** Sign-in attempts per account and per client address in the current window (docs/api.md, "Dashboard sign-in"). */
 export interface LoginThrottleTable {
   key: string;
   attempts: Int;
@@ -157,7 +157,7 @@ export interface RecordShopTable {
 }
 
 /**
- * One row per dispute: the records of a shop with the same acq_ref_nr (CONTRACT 10), kept by the
+ * One row per dispute: the records of a shop with the same acq_ref_nr (docs/api.md, "Worklist"), kept by the
  * import in the same transaction as the records (migration 008, lib/data/disputes.ts).
  */
 export interface DisputeTable {
@@ -187,7 +187,7 @@ export interface DisputeCountTable {
 /** Per kind, dimension, grain, shop ("" for all) and period: counts and exact sums per currency (migration 007, record-sums.ts). */
 export interface RecordSumTable {
   kind: "chargeback" | "pre_arbitration";
-  /** "" or a value dimension of CONTRACT 9 */
+  /** "" or a value dimension of docs/api.md, "Summaries" */
   dim: string;
   grain: "day" | "month";
   shop_code: string;
@@ -202,7 +202,7 @@ export interface RecordSumTable {
   reversal_amount: Int;
 }
 
-/** A webhook endpoint of a shop credential (CONTRACT 11, migration 009). */
+/** A webhook endpoint of a shop credential (docs/api.md, "Webhooks"; migration 009). */
 export interface WebhookEndpointTable {
   /** "we_" + random hex */
   id: string;

@@ -12,7 +12,7 @@ import { bytewise, MONEY, pairName, pairPart, recordMoney, storedPair, valueDime
 import { type Database, RECORD_TABLES, type RecordTable } from "./schema";
 
 /**
- * The summaries of CONTRACT 9: counts and exact sums per currency of a selection, grouped by up
+ * The summaries (docs/api.md, "Summaries"): counts and exact sums per currency of a selection, grouped by up
  * to two dimensions, inside the caller's scope, aggregated by the database (GROUP BY). A request
  * that filters only by scope and file dates, and groups by at most one value dimension (or a
  * stored pair of them) besides the file date and the shop, is answered from record_sums (record-sums.ts); any other from the

@@ -48,7 +48,7 @@ export function isTextKind(kind: FieldKind): boolean {
 export interface FieldDef {
   name: string;
   kind: FieldKind;
-  /** true when the import refuses an empty cell (CONTRACT 6) */
+  /** true when the import refuses an empty cell (docs/api.md, "Import of acquirer files") */
   required: boolean;
   /** taken from the file name, not a CSV column */
   fromFileName?: boolean;

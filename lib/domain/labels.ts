@@ -30,7 +30,7 @@ export function functionCodeShort(code: number | null | undefined): string {
   return `${info.stage === "first_chargeback" ? "First" : "Arbitration"} (${info.partial ? "Partial" : "Full"})`;
 }
 
-/** doc_indicator arrives as 0, 1 or a space (CONTRACT 1.3). */
+/** doc_indicator arrives as 0, 1 or a space (docs/api.md, "Response body"). */
 export function hasDocuments(value: unknown): boolean {
   return value === 1 || value === "1";
 }

@@ -17,7 +17,7 @@ import { checkedBatches, dropReadAhead, readAhead } from "./parallel-rows";
 import type { Problem } from "./validate";
 
 /**
- * One acquirer file into the database (CONTRACT 6), in one transaction: it loads whole or not at
+ * One acquirer file into the database (docs/api.md, "Import of acquirer files"), in one transaction: it loads whole or not at
  * all. Rows are parsed, validated and inserted as they stream in, so a file of a million rows is
  * read once for the load and memory stays flat.
  */
@@ -81,7 +81,7 @@ async function sha256File(file: string): Promise<string> {
 
 type Earlier = { skipped: true } | { refusal: string } | null;
 
-/** What an earlier import of this name or content means for this file (CONTRACT 6). */
+/** What an earlier import of this name or content means for this file (docs/api.md, "Import of acquirer files"). */
 async function earlierImport(db: Kysely<Database>, name: string, sha256: string): Promise<Earlier> {
   const sameName = await db.selectFrom("imported_files").select("sha256").where("name", "=", name).executeTakeFirst();
   if (sameName?.sha256 === sha256) return { skipped: true };
@@ -152,7 +152,7 @@ export function summaryLine(outcome: FileOutcome): string {
 }
 
 /**
- * Imports `files` in order (CONTRACT 6): each file's problems, then its summary line, go to
+ * Imports `files` in order (docs/api.md, "Import of acquirer files"): each file's problems, then its summary line, go to
  * `log`. Throws only on a failure of the database itself; files of the group in progress are
  * then not loaded.
  */
@@ -348,7 +348,7 @@ async function loadFile(db: Db, trx: Kysely<Database>, file: string, target: Tar
   await addFileToRecordCounts(trx, db.dialect, target.kind, target.fileDate, perShop);
   await addFileToRecordSums(trx, db.dialect, target.kind, target.fileDate, firstId, nextId - 1);
   await refreshDisputes(trx, db.dialect, target.kind, firstId, nextId - 1);
-  // Last, so the events exist exactly when the records do (CONTRACT 11).
+  // Last, so the events exist exactly when the records do (docs/api.md, "Webhooks").
   await addFileEvents(trx, target.kind, target.fileDate, perShop);
   return count;
 }

@@ -4,7 +4,7 @@ import { analyze, type Db } from "@/lib/data/db";
 import { type FileOutcome, importFiles, lockWaitSeconds, readError, summaryLine } from "./import-file";
 
 /**
- * The import of acquirer report files (CONTRACT 6): files, or every *.csv of a folder in name
+ * The import of acquirer report files (docs/api.md, "Import of acquirer files"): files, or every *.csv of a folder in name
  * order, each in its own transaction. One summary line per file goes to `log`.
  */
 

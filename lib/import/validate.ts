@@ -14,7 +14,7 @@ import { parseAmount } from "@/lib/domain/money";
 import { isCalendarDate } from "@/lib/schemas/search";
 
 /**
- * Row validation of CONTRACT 6, derived from the field definitions: one rule per field kind.
+ * Row validation (docs/api.md, "Import of acquirer files"), derived from the field definitions: one rule per field kind.
  * Cells arrive as text; the result holds database values (amounts as bigint minor units).
  */
 

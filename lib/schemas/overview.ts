@@ -6,7 +6,7 @@ import { chargebackSummaryResponseSchema, type DimensionName, preArbitrationSumm
 
 /**
  * POST /api/overview, an extension: every figure of the overview page in one answer, read in one
- * snapshot. Each part is a summary of CONTRACT 9 (the answer of /api/<kind>/summary for the same
+ * snapshot (docs/api.md, "Overview"). Each part is a summary (the answer of /api/<kind>/summary for the same
  * scope, period and group_by); the Mastercard counts per month are worked out from a summary by
  * month, merchant and scheme. The parts are declared here once: the data module runs them, the
  * page draws them and the OpenAPI document describes them.

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { FIELDS_BY_KIND, type RecordKind } from "@/lib/domain/fields";
 
 /**
- * The search requests of CONTRACT 1.1, declared once. The same schemas validate requests,
+ * The search requests (docs/api.md, "Request body"), declared once. The same schemas validate requests,
  * give the TypeScript types, feed the OpenAPI document and parse the dashboard's URL state.
  */
 
@@ -30,7 +30,7 @@ export const SORT_KEY_COLUMNS = {
 
 /**
  * The sort keys' columns that can hold NULL (a field a file may leave empty: the order number).
- * NULL is the smallest value (CONTRACT 1.2): first ascending, last descending.
+ * NULL is the smallest value (docs/api.md, "Selection and order"): first ascending, last descending.
  */
 export const NULLABLE_SORT_COLUMNS: ReadonlySet<string> = new Set(
   Object.values(SORT_KEY_COLUMNS).filter((column) => Object.values(FIELDS_BY_KIND).some((fields) => fields.some((def) => def.name === column && !def.required))),
@@ -102,7 +102,7 @@ const common = {
   sortOrder: z.enum(SORT_ORDERS).nullish().describe("asc or desc. Default asc. Ties are broken by ID in the same direction."),
 };
 
-/** Field rules that other requests share with the searches (CONTRACT 1.1), declared once here. */
+/** Field rules that other requests share with the searches (docs/api.md, "Request body"), declared once here. */
 export const SHARED_FIELD_RULES = { date, shop_codes: common.shop_codes, page: common.page, per_page: common.per_page } as const;
 
 /** file_date_from must not be after file_date_to (shared by every request that has the range). */
@@ -163,7 +163,7 @@ export function fieldPath(path: readonly PropertyKey[]): string {
   return path.reduce<string>((acc, key) => (typeof key === "number" ? `${acc}[${key}]` : acc ? `${acc}.${String(key)}` : String(key)), "");
 }
 
-/** Zod's issues as the API's field errors (CONTRACT 4): unknown fields by their own name, the body as "". */
+/** Zod's issues as the API's field errors (docs/api.md, "Errors"): unknown fields by their own name, the body as "". */
 export function toFieldErrors(error: z.ZodError): FieldError[] {
   const out: FieldError[] = [];
   for (const issue of error.issues) {

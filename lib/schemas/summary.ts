@@ -3,7 +3,7 @@ import type { RecordKind } from "@/lib/domain/fields";
 import { chargebackSearchSchema, type FieldError, fromNotAfterTo, preArbitrationSearchSchema, type SearchRequest, toFieldErrors } from "./search";
 
 /**
- * The summary requests of CONTRACT 9: the filters of the endpoint's search (its schema without
+ * The summary requests (docs/api.md, "Summaries"): the filters of the endpoint's search (its schema without
  * paging and sorting, so a filter is declared once) plus `group_by`. The dimensions are declared
  * here once per endpoint; the schema, the SQL (lib/data/summary.ts) and the OpenAPI document
  * derive from them.
@@ -34,7 +34,7 @@ export const SUMMARY_DIMENSIONS = {
     card_type: { column: "card_type", key: "string", description: "Scheme (MC or VISA)" },
     reason_code: { column: "reason_code", key: "integer", description: "Reason code" },
     function_code: { column: "function_code", key: "integer", description: "Function code" },
-    // An extension of CONTRACT 9, for the overview's share of chargebacks with issuer documents.
+    // An extension of the summaries' dimensions, for the overview's share of chargebacks with issuer documents.
     documents: {
       column: "doc_indicator",
       key: "string",

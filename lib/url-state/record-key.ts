@@ -7,7 +7,7 @@ import { isCalendarDate } from "@/lib/schemas/search";
  * the drawer fetch the record on its own (POST with acq_ref_nrs and a one-day file date range,
  * inside the user's scope), whatever page, filter or sort is active; the fingerprint (a hash of
  * every field) picks the exact record among the few that share both. A loaded file never changes
- * (CONTRACT 6: a file loads whole, a changed resend is refused), so the key stays valid for good,
+ * (docs/api.md, "Import of acquirer files": a file loads whole, a changed resend is refused), so the key stays valid for good,
  * unlike a page position that shifts with every import, filter or sort.
  */
 export interface RecordKey {

@@ -7,14 +7,14 @@ import { SIGNATURE_HEADER, webhookSignature } from "./signature";
 import { type AttemptOutcome, type ClaimedDelivery, claimDue, isDelivered, recordAttempt } from "./store";
 
 /**
- * Sends the stored webhook events (CONTRACT 11) from inside every `npm start` server. Each poll
+ * Sends the stored webhook events (docs/api.md, "Webhooks") from inside every `npm start` server. Each poll
  * claims the due deliveries through the database (store.ts), at most one per endpoint at a time
  * and a bounded number in all, and sends each on its own: a slow or dead endpoint holds one slot
  * for at most the timeout and never delays the others. Every attempt is recorded; an instance that
  * dies mid-attempt leaves a lease that expires, and the delivery is claimed again (at least once).
  */
 
-/** A delivery succeeds on a 2xx answer within this time (CONTRACT 11). */
+/** A delivery succeeds on a 2xx answer within this time (docs/api.md, "Webhooks"). */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** A claim outlives the attempt's timeout by this much before another instance may take it over. */
 const LEASE_MARGIN_MS = 5_000;

@@ -3,7 +3,7 @@ import { type Kysely, sql } from "kysely";
 import { decryptSecret, encryptSecret } from "@/lib/auth/secrets";
 import type { Database } from "@/lib/data/schema";
 
-/** Webhook endpoints of shop credentials (CONTRACT 11): `npm run admin -- webhook add|list|remove`. */
+/** Webhook endpoints of shop credentials (docs/api.md, "Webhooks"): `npm run admin -- webhook add|list|remove`. */
 
 export class WebhookError extends Error {
   override name = "WebhookError";

@@ -5,7 +5,7 @@ import type { Database } from "@/lib/data/schema";
 import type { RecordKind } from "@/lib/domain/fields";
 
 /**
- * The events of a committed file (CONTRACT 11), written by the import inside the file's own
+ * The events of a committed file (docs/api.md, "Webhooks"), written by the import inside the file's own
  * transaction: a refused or killed import leaves none, a committed file always has them.
  */
 

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 
 /**
- * CONTRACT 11: `Dispute-Signature: t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>.<raw body>">`
+ * docs/api.md, "Webhooks": `Dispute-Signature: t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>.<raw body>">`
  * keyed with the endpoint's secret.
  */
 export const SIGNATURE_HEADER = "Dispute-Signature";

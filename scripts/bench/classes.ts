@@ -1,5 +1,5 @@
 /**
- * The request classes of issue 7, for both endpoints. Pre-arbitration has no FILE_DATE sort key:
+ * The request classes the benchmark measures (docs/performance.md), for both endpoints. Pre-arbitration has no FILE_DATE sort key:
  * where the chargeback class sorts by FILE_DATE, its pre-arbitration twin sorts by ID.
  */
 import type { RecordKind } from "@/lib/domain/fields";

@@ -1,5 +1,5 @@
 /**
- * The benchmark's HTTP side: signed requests (CONTRACT 2), closed-loop load at a fixed
+ * The benchmark's HTTP side: signed requests (docs/api.md, "Authentication"), closed-loop load at a fixed
  * concurrency with an unmeasured warm-up, and latency statistics. Keep-alive connections from
  * node:http, a fresh agent per run so that no idle socket the server has closed is reused.
  */

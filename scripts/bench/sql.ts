@@ -2,7 +2,7 @@
  * The second floor: each class's work as hand-written SQL run directly on the database with
  * its own driver (better-sqlite3, pg), no server, no query builder. The ideal statements for a
  * search are the exact count of the selection and the page itself: the same filters, the order
- * of CONTRACT 1.2 (sort key, then id, the same direction; a NULL order number first ascending and
+ * of docs/api.md, "Selection and order" (sort key, then id, the same direction; a NULL order number first ascending and
  * last descending) and the same limit and offset. A scope that covers every shop is left out,
  * as a query planner would wish.
  */

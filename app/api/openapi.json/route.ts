@@ -1,6 +1,6 @@
 import { openApiDocument } from "@/lib/api/openapi";
 
-/** The OpenAPI 3.1 document, served without authentication (CONTRACT 1). */
+/** The OpenAPI 3.1 document, served without authentication (docs/api.md, "Endpoints"). */
 export function GET() {
   return Response.json(openApiDocument(), { headers: { "Cache-Control": "public, max-age=300" } });
 }
