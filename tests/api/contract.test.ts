@@ -6,7 +6,7 @@ import { startServer } from "../helpers/server";
 import { CREDENTIALS, type Kind } from "./fixture";
 import { type ApiEnv, newNonce, setupApiEnv, sign, signedHeaders } from "./harness";
 
-/** One test per rule of CONTRACT 1.1, 1.3, 2 and 4, against `next start` on each backend. */
+/** One test per rule of docs/api.md, "Request body", "Response body", "Authentication" and "Errors", against `next start` on each backend. */
 
 const CHARGEBACK_KEYS = [
   "bank_id", "file_date", "card", "acq_ref_nr", "merchant_id", "merchant_name", "reason_code", "parent_mrch_id", "parent_mrch_name",
@@ -129,7 +129,7 @@ describe.each(backends)("API contract on $name", (backend) => {
     });
   });
 
-  describe("responses (CONTRACT 1.3)", () => {
+  describe("responses", () => {
     it("returns exactly the envelope and exactly the record fields, every one present", async () => {
       for (const [kind, keys] of [["chargeback", CHARGEBACK_KEYS], ["pre_arbitration", PRE_ARBITRATION_KEYS]] as const) {
         const body = await (await env.post(kind, { per_page: 1000 })).json();

@@ -19,7 +19,7 @@ import { type ApiEnv, setupApiEnv } from "./harness";
 
 /**
  * Hundreds of generated requests, each answered by the running server and by the model of
- * CONTRACT 1.2 in fixture.ts; the two must agree record for record.
+ * docs/api.md, "Selection and order" in fixture.ts; the two must agree record for record.
  */
 
 const SORT_KEYS: Record<Kind, string[]> = {
@@ -51,7 +51,7 @@ function randomRequest(r: ReturnType<typeof prng>, kind: Kind, access: readonly 
   return req;
 }
 
-describe.each(backends)("differential test against the model of CONTRACT 1.2 on $name", (backend) => {
+describe.each(backends)("differential test against the model of the selection and order rules on $name", (backend) => {
   let env: ApiEnv;
   beforeAll(async () => {
     env = await setupApiEnv(backend);

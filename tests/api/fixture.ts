@@ -3,8 +3,8 @@ import path from "node:path";
 import { stringify } from "csv-stringify/sync";
 
 /**
- * A deterministic fixture for the API tests, written as acquirer files (CONTRACT 6) and loaded
- * through the real import command, plus an independent model of CONTRACT 1.2 that the
+ * A deterministic fixture for the API tests, written as acquirer files (docs/api.md, "Import of acquirer files") and loaded
+ * through the real import command, plus an independent model of docs/api.md, "Selection and order" that the
  * server's answers are compared with. The data has ties in every sort key, NULL order numbers
  * and codes that differ only in case or in non-ASCII bytes, so bytewise order matters.
  */
@@ -240,7 +240,7 @@ export function writeFixture(dir: string, seed = 7): Fixture {
   return { dir, files, records };
 }
 
-// ---- The model of CONTRACT 1.2 -------------------------------------------------------------
+// ---- The model of the selection and order rules --------------------------------------------
 
 export interface ModelRequest {
   file_date_from?: string | null;

@@ -1,13 +1,13 @@
 import { compareBytes, type Kind, type ModelRecord, type ModelRequest, modelSearch } from "./fixture";
 
 /**
- * An independent model of the summaries of CONTRACT 9: plain JS over the fixture's records, exact
+ * An independent model of the summaries of docs/api.md, "Summaries": plain JS over the fixture's records, exact
  * sums in BigInt minor units, the answer's exact text. Shared by the summary and overview tests.
  */
 
 export type SummaryRequest = Omit<ModelRequest, "page" | "per_page" | "sortKey" | "sortOrder"> & { group_by?: string[] | null };
 
-// ---- The model of CONTRACT 9 ----------------------------------------------------------------
+// ---- The model of the summaries -----------------------------------------------------------
 
 export function keyValue(rec: ModelRecord, dim: string): string | number {
   if (dim === "month") return (rec.file_date as string).slice(0, 7);
@@ -29,7 +29,7 @@ const decimal = (value: bigint) => {
   return `${value < 0n ? "-" : ""}${abs / 100n}.${String(abs % 100n).padStart(2, "0")}`;
 };
 
-/** The exact response text CONTRACT 9 asks for. */
+/** The exact response text docs/api.md, "Summaries" asks for. */
 export function modelSummary(kind: Kind, records: ModelRecord[], req: SummaryRequest, access: readonly string[]): string {
   const { group_by: groupByRaw, ...filters } = req;
   const groupBy = groupByRaw ?? [];

@@ -25,7 +25,7 @@ import { type ApiEnv, type PostOptions, setupApiEnv, signedHeaders, sign, newNon
 import { keyValue, modelSummary, type SummaryRequest } from "./summary-model";
 
 /**
- * The summaries of CONTRACT 9 against `next start` on each backend: generated requests answered
+ * The summaries (docs/api.md, "Summaries") against `next start` on each backend: generated requests answered
  * by the server and by the model below (plain JS over the fixture's records, exact sums in BigInt
  * minor units), byte for byte; then the 400s of group_by, more than 10,000 groups on data made
  * for it, and the order of the checks.
@@ -78,7 +78,7 @@ async function expectFieldErrors(res: Response, fields: string[]) {
   for (const e of body.errors ?? []) expect(e.message.length).toBeGreaterThan(0);
 }
 
-describe.each(backends)("summaries (CONTRACT 9) on $name", (backend) => {
+describe.each(backends)("summaries on $name", (backend) => {
   let env: ApiEnv;
   const summary = (kind: Kind, body: unknown, opts: PostOptions = {}) => env.post(kind, body, { ...opts, path: "/summary" });
 
@@ -214,7 +214,7 @@ describe.each(backends)("summaries (CONTRACT 9) on $name", (backend) => {
     });
   });
 
-  describe("the order of the checks (CONTRACT 4)", () => {
+  describe("the order of the checks", () => {
     it("answers 405 with Allow: POST to every other method", async () => {
       for (const kind of ["chargeback", "pre_arbitration"] as const) {
         for (const method of ["GET", "PUT", "PATCH", "DELETE"]) {

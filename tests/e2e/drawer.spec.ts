@@ -124,7 +124,7 @@ test.describe("dispute timeline", () => {
     await expect(entries.nth(1)).toContainText("Arbitration chargeback");
     await expect(entries.nth(2)).toContainText("Pre-arbitration case");
     await expect(entries.nth(2)).toContainText("2026-02-08");
-    // The case is the current item (CONTRACT 10), with its answer-by date.
+    // The case is the current item (docs/api.md, "Worklist"), with its answer-by date.
     await expect(entries.nth(2)).toHaveAttribute("data-current", "true");
     await expect(entries.nth(2)).toContainText(/current item/);
     await expect(entries.nth(2)).toContainText(/Answer by \d{4}-\d{2}-\d{2}/);

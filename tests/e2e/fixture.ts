@@ -3,7 +3,7 @@ import path from "node:path";
 import { importColumns } from "../../lib/domain/fields";
 
 /**
- * A small, deterministic set of acquirer report files in the CONTRACT 6 format, written by the
+ * A small, deterministic set of acquirer report files in the format of docs/api.md, "Import of acquirer files", written by the
  * browser tests themselves so they depend on nothing but the import command. It holds what the
  * dashboard must cope with: three shops (one outside the test user's access list), both schemes,
  * known and unknown reason codes, every function code, reversals, documents, zero-filled dates,

@@ -302,7 +302,7 @@ describe.skipIf(!onLinux).each(backends)("import faults on $name", (backend) => 
     const url = env.DATABASE_URL;
     const bigName = path.basename(files.big);
     const smallName = path.basename(files.small);
-    // A webhook endpoint that sees every shop: each committed file gets its event (CONTRACT 11),
+    // A webhook endpoint that sees every shop: each committed file gets its event (docs/api.md, "Webhooks"),
     // in the file's transaction, so the killed file must leave none. No server runs to send them.
     must(await runCli("admin.ts", ["shop", "add", READER.shop, "--password", READER.password, "--access", READER.access.join(",")], env), "admin shop add");
     must(await runCli("admin.ts", ["webhook", "add", READER.shop, "http://127.0.0.1:9/never-called"], env), "admin webhook add");

@@ -7,7 +7,7 @@ import { createPrivateCluster, PG_BIN, type PrivateCluster } from "../helpers/pg
 import { startServer } from "../helpers/server";
 
 /**
- * PostgreSQL stopped and started under load (CONTRACT 4: 503 with Retry-After while the database
+ * PostgreSQL stopped and started under load (docs/api.md, "Errors": 503 with Retry-After while the database
  * is unreachable). A private cluster is stopped in fast mode while `next start` serves signed
  * searches; every answer must come quickly as a 503 problem, and the same server process must
  * serve again by itself once the cluster is back. Also a server that starts while the database

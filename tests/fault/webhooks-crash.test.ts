@@ -4,7 +4,7 @@ import { startServer, type TestServer } from "../helpers/server";
 import { CLOCK_SLACK_MS, POLL_SLACK_MS, SLOW_MS, until, must, WebhookWorld, writeFile } from "../helpers/webhooks";
 
 /**
- * A server that stops in the middle of a webhook attempt (CONTRACT 11, at least once): on SIGTERM
+ * A server that stops in the middle of a webhook attempt (docs/api.md, "Webhooks", at least once): on SIGTERM
  * it lets the attempt finish and records it; killed, its claim's lease (the 10 s timeout and a 5 s
  * margin) expires and another server sends the event again, as the next attempt. Beside
  * webhooks.test.ts so that the two wait in parallel.

@@ -4,9 +4,9 @@ import { startServer, type TestServer } from "../helpers/server";
 import { CLOCK_SLACK_MS, type Hit, POLL_SLACK_MS, RETRY, sleep, TIMEOUT_MS, until, must, WebhookWorld, writeFile } from "../helpers/webhooks";
 
 /**
- * Webhooks (CONTRACT 11) end to end, on every backend: endpoints made with the real admin command,
+ * Webhooks (docs/api.md, "Webhooks") end to end, on every backend: endpoints made with the real admin command,
  * files loaded with the real import command, production servers (`npm start`'s process) sending,
- * and a real HTTP receiver on loopback that checks every signature the way the README's example
+ * and a real HTTP receiver on loopback that checks every signature the way the receiver example in docs/api.md
  * does (tests/helpers/webhooks.ts). WEBHOOK_RETRY_SECONDS is 1,2: three attempts, one and two
  * seconds apart. A server that dies mid-attempt: webhooks-crash.test.ts.
  */

@@ -1,6 +1,6 @@
 import type { RecordKind } from "@/lib/domain/fields";
 
-/** The smallest valid import row of each kind: every required cell of CONTRACT 6 filled. */
+/** The smallest valid import row of each kind: every required cell filled (docs/api.md, "Import of acquirer files"). */
 export const MINIMAL_ROW: Record<RecordKind, Readonly<Record<string, string>>> = {
   chargeback: {
     shop_code: "shop-1",

@@ -74,7 +74,7 @@ type Item = {
 };
 
 /**
- * The disputes table and dispute_counts (migration 008) must equal CONTRACT 10 worked out afresh
+ * The disputes table and dispute_counts (migration 008) must equal the rules of docs/api.md, "Worklist" worked out afresh
  * from the records: per shop and acq_ref_nr the latest case, else the latest chargeback, and
  * whether it needs an answer, with its stage, scheme and base day.
  */
@@ -108,7 +108,7 @@ export async function expectDisputesInStep(db: Db): Promise<void> {
   expect(storedCounts.map((c) => `${c.stage}|${c.scheme}|${Number(c.base_day)}|${Number(c.n)}`).sort()).toEqual([...counts].map(([key, n]) => `${key}|${n}`).sort());
 }
 
-/** The value dimensions of CONTRACT 9 (and the documents extension), written out here rather than taken from lib/. */
+/** The value dimensions of docs/api.md, "Summaries" (and the documents extension), written out here rather than taken from lib/. */
 const SUM_DIMENSIONS = {
   chargeback: {
     table: "chargebacks",

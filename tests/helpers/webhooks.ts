@@ -12,7 +12,7 @@ import { MINIMAL_ROW } from "./import-rows";
 
 /**
  * For the webhook tests (tests/fault/webhooks*.test.ts): a loopback receiver that checks every
- * signature the way the README's example does, acquirer files, and a database with endpoints
+ * signature the way the receiver example in docs/api.md, "Webhooks" does, acquirer files, and a database with endpoints
  * made by the real admin command.
  */
 

@@ -7,7 +7,7 @@ import { openDatabase } from "@/lib/data/db";
 import { runCli } from "../helpers/cli";
 import { backends, dropCreatedDatabases, tempDir } from "../helpers/db";
 
-/** CONTRACT 7 through the real command, on every backend of this run. */
+/** docs/api.md, "Admin command" through the real command, on every backend of this run. */
 
 // PostgreSQL has no folder for a key file: the command and this test share APP_SECRET instead.
 const PG_SECRET = "admin-test-secret-0123456789";

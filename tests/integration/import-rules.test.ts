@@ -10,7 +10,7 @@ import { MINIMAL_ROW } from "../helpers/import-rows";
 import { expectDenseIds, expectRecordCountsInStep } from "../helpers/record-checks";
 
 /**
- * Every rule of CONTRACT 6, through the real import command (a child process) on each backend.
+ * Every rule of docs/api.md, "Import of acquirer files", through the real import command (a child process) on each backend.
  * Each bad input is its own small file with a date of its own, so "the whole file refused"
  * can be checked by name (imported_files) and by file date (no record of it anywhere).
  */

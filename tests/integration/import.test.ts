@@ -8,7 +8,7 @@ import { backends, dropCreatedDatabases, tempDir } from "../helpers/db";
 import { MINIMAL_ROW } from "../helpers/import-rows";
 
 /**
- * CONTRACT 6 through the real `npm run import` command (a child process) on every backend.
+ * docs/api.md, "Import of acquirer files" through the real `npm run import` command (a child process) on every backend.
  * Each bad input sits in a file of its own after valid rows, so "the whole file is refused" is
  * checked by counting rows: only the good files' rows may land.
  */

@@ -5,7 +5,7 @@ import { createSession, deleteSession, findSession, SESSION_COOKIE, sessionTtl, 
 import { type Db, openDatabase } from "@/lib/data/db";
 import { backends, dropCreatedDatabases } from "../helpers/db";
 
-/** Dashboard sign-in (CONTRACT 5): password check and server-side sessions, on every backend. */
+/** Dashboard sign-in (docs/api.md, "Dashboard sign-in"): password check and server-side sessions, on every backend. */
 
 afterAll(() => dropCreatedDatabases());
 

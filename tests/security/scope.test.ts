@@ -6,7 +6,7 @@ import { addShop, addUser, signIn } from "../helpers/accounts";
 import { backends, dropCreatedDatabases } from "../helpers/db";
 
 /**
- * Scope isolation (CONTRACT 3): shop credentials and dashboard users with different access lists
+ * Scope isolation (docs/api.md, "Scope"): shop credentials and dashboard users with different access lists
  * (overlapping, a single shop, shops without records, case twins) try every way in: signed and
  * cookie-authenticated searches with and without shop_codes, filters naming other shops'
  * records, every sort, per_page 1000, walking to the last page and beyond, the CSV export and the
@@ -91,7 +91,7 @@ describe.each(backends)("scope isolation on $name", (backend) => {
 
   /**
    * A 200 whose every record belongs to the caller's scope, equal record for record to the model
-   * of CONTRACT 1.2 inside that scope, with its totals.
+   * of docs/api.md, "Selection and order" inside that scope, with its totals.
    */
   async function expectScoped(res: Response, caller: Caller, kind: Kind, req: ModelRequest) {
     expect(res.status, `${caller.name} ${kind} ${JSON.stringify(req)}`).toBe(200);
