@@ -158,6 +158,6 @@ export function pageJson(kind: RecordKind, rows: Record<string, unknown>[], tota
 }
 
 /** The worklist's content (CONTRACT 10): each item's record written exactly as the searches write it. */
-export function worklistContentJson(items: readonly { kind: RecordKind; answerBy: string; record: Record<string, unknown> }[]): string {
-  return `[${items.map((item) => `{"kind":${JSON.stringify(item.kind)},"answer_by":${JSON.stringify(item.answerBy)},"record":${recordJson(item.kind, item.record)}}`).join(",")}]`;
+export function worklistContentJson(items: readonly { kind: RecordKind; answerBy: string; status: string; record: Record<string, unknown> }[]): string {
+  return `[${items.map((item) => `{"kind":${JSON.stringify(item.kind)},"answer_by":${JSON.stringify(item.answerBy)},"status":${JSON.stringify(item.status)},"record":${recordJson(item.kind, item.record)}}`).join(",")}]`;
 }

@@ -1,6 +1,6 @@
 import "server-only";
 import { type CompiledQuery, type Kysely, type RawBuilder, sql } from "kysely";
-import { dateOfDay, dayNumber, type DeadlineConfig, SCHEMES, STAGES, type Stage, windowDays } from "@/lib/domain/deadlines";
+import { dateOfDay, dayNumber, type DeadlineConfig, type DisputeStatus, expiryDays, SCHEMES, type Scheme, STAGES, type Stage, statusOn, windowDays } from "@/lib/domain/deadlines";
 import type { RecordKind } from "@/lib/domain/fields";
 import type { WorklistRequest } from "@/lib/schemas/worklist";
 import { type Db, getDb } from "./db";
@@ -11,12 +11,14 @@ import { visibleShops } from "./queries";
 import { type Database, RECORD_TABLES } from "./schema";
 
 /**
- * The worklist of CONTRACT 10 from the disputes table (lib/data/disputes.ts), always inside the
- * caller's scope. A dispute's answer-by day is its base day plus the window of its stage and
- * scheme, so within one (stage, scheme) class the answer-by order is the base-day order that the
- * partial index ix_disputes_due keeps. The page is the merge of at most nine such ordered walks,
- * each cut at offset + per_page; the windows come from the configuration as bound values, and
- * the answer-by range becomes a base-day range per class. Nothing stored depends on the windows.
+ * The worklist (docs/api.md, "Worklist") from the disputes table (lib/data/disputes.ts), always
+ * inside the caller's scope. A dispute's answer-by day is its base day plus the window of its
+ * stage and scheme, and its expiry day its base day plus the scheme's limit, so within one
+ * (stage, scheme) class the answer-by order is the base-day order that the partial index
+ * ix_disputes_due keeps, and each status on a date is a range of base days: expired before
+ * as_of - limit, overdue up to as_of - window - 1, due from as_of - window on. The page is the
+ * merge of such ordered walks, each cut at offset + per_page; the windows, limits and dates come
+ * in as bound values, so nothing stored depends on them.
  */
 
 interface Class {
@@ -25,7 +27,9 @@ interface Class {
   scheme: string;
   /** days from the base date to the answer-by date */
   window: number;
-  /** base days whose answer-by date lies in the requested range */
+  /** days from the base date to the expiry date */
+  limit: number;
+  /** base days whose answer-by date lies in the requested range and whose status was asked for */
   lo: number;
   hi: number;
 }
@@ -33,17 +37,45 @@ interface Class {
 /** Far outside any calendar date of the years 0001..9999 (day numbers -719,162..2,932,896). */
 const NO_BOUND = 100_000_000;
 
-/** The (stage, scheme) classes a request lists, with their windows and base-day ranges. */
+/** The base days of a class that have each status on day `today`; overdue is empty when window = limit. */
+function statusRanges(today: number, window: number, limit: number): Record<DisputeStatus, [number, number]> {
+  return { expired: [-NO_BOUND, today - limit - 1], overdue: [today - limit, today - window - 1], due: [today - window, NO_BOUND] };
+}
+
+const dayOr = (date: string | undefined, bound: number) => (date ? dayNumber(date)! : bound);
+
+/**
+ * The classes a request lists: per (stage, scheme), one class for each run of adjacent base days
+ * whose status was asked for (due and expired without overdue are two runs), cut to the
+ * answer-by and expiry ranges. Classes of one (stage, scheme) never overlap, so their counts add up.
+ */
 function classesOf(request: WorklistRequest, config: DeadlineConfig): Class[] {
-  const from = request.answer_by_from ? dayNumber(request.answer_by_from)! : -NO_BOUND;
-  const to = request.answer_by_to ? dayNumber(request.answer_by_to)! : NO_BOUND;
+  const from = dayOr(request.answer_by_from, -NO_BOUND);
+  const to = dayOr(request.answer_by_to, NO_BOUND);
+  const expiryFrom = dayOr(request.expiry_from, -NO_BOUND);
+  const expiryTo = dayOr(request.expiry_to, NO_BOUND);
+  const today = dayNumber(request.as_of)!;
   const out: Class[] = [];
   for (const stage of STAGES) {
     const kind: RecordKind = stage === "pre_arbitration" ? "pre_arbitration" : "chargeback";
     if (!request.kinds.includes(kind)) continue;
     for (const scheme of [...SCHEMES, EITHER_SCHEME]) {
-      const window = windowDays(config, scheme === EITHER_SCHEME ? null : (scheme as (typeof SCHEMES)[number]), stage);
-      out.push({ kind, stage, scheme, window, lo: from - window, hi: to - window });
+      const known = scheme === EITHER_SCHEME ? null : (scheme as Scheme);
+      const window = windowDays(config, known, stage);
+      const limit = expiryDays(config, known, stage);
+      const ranges = statusRanges(today, window, limit);
+      // In base-day order: expired, overdue, due; adjacent runs merge.
+      const runs: [number, number][] = [];
+      for (const status of ["expired", "overdue", "due"] as const) {
+        const [lo, hi] = ranges[status];
+        if (!request.statuses.includes(status) || lo > hi) continue;
+        const last = runs.at(-1);
+        if (last && last[1] + 1 === lo) last[1] = hi;
+        else runs.push([lo, hi]);
+      }
+      for (const [lo, hi] of runs) {
+        out.push({ kind, stage, scheme, window, limit, lo: Math.max(lo, from - window, expiryFrom - limit), hi: Math.min(hi, to - window, expiryTo - limit) });
+      }
     }
   }
   return out;
@@ -108,22 +140,23 @@ function pageStatement(db: Kysely<Database>, dialect: Dialect, classes: readonly
   const offset = request.page * request.per_page - (start?.before ?? 0);
   const arms = classes.map((c, i) => {
     const index = seek[i] ? "ix_disputes_shop_due" : "ix_disputes_due";
-    return sql`select * from (select ${sql.lit(c.kind)} as kind, record_id, base_day + ${c.window} as answer_day
+    return sql`select * from (select ${sql.lit(c.kind)} as kind, record_id, base_day + ${c.window} as answer_day, base_day + ${c.limit} as expiry_day
       from disputes${indexedBy(dialect, index)} where ${due(c, start ? start.day - c.window : c.lo)} and ${inScope(dialect, sql.ref("shop_code"), shops)}
       order by base_day, record_id limit ${offset + request.per_page}) ${sql.id(`c${i}`)}`;
   });
   // On PostgreSQL each entry also names its snapshot's version, for a batch of one round trip (read.ts).
   const version = dialect === "postgres" ? sql.raw(`, (${VERSION_SQL}) as ${VERSION_COLUMN}`) : sql``;
-  return sql`select kind, record_id, answer_day${version} from (${sql.join(arms, sql` union all `)}) page
+  return sql`select kind, record_id, answer_day, expiry_day${version} from (${sql.join(arms, sql` union all `)}) page
     order by answer_day, kind, record_id limit ${request.per_page} offset ${offset}`.compile(db);
 }
 
 const statement = (query: CompiledQuery, opts: { memo?: true } = {}): ReadStatement => ({ sql: query.sql, parameters: query.parameters, ...opts });
 
-/** One item of the worklist: the record as the searches write it, and its answer-by date. */
+/** One item of the worklist: the record as the searches write it, its answer-by date and its status. */
 export interface WorklistItem {
   kind: RecordKind;
   answerBy: string;
+  status: DisputeStatus;
   record: Row;
 }
 
@@ -179,7 +212,7 @@ export async function worklistPage(request: WorklistRequest, access: readonly st
     // An import committed in between: the start may have moved, so place the page again.
     if (start && versionOf(v) !== version) continue;
     const totalElements = classCounts(counted, classes.length).reduce((sum, c) => sum + c.m, 0);
-    return { items: await itemsOf(read, db, dialect, entries as Row[]), totalElements, totalPages: Math.ceil(totalElements / request.per_page) };
+    return { items: await itemsOf(read, db, dialect, entries as Row[], dayNumber(request.as_of)!), totalElements, totalPages: Math.ceil(totalElements / request.per_page) };
   }
 }
 
@@ -193,7 +226,7 @@ function classCounts(result: ReadResult | undefined, n: number): { m: number; al
  * The records of a page's entries. Records never change once imported, so reading them after the
  * page's snapshot returns exactly the records that snapshot held.
  */
-async function itemsOf(read: Db["read"], db: Kysely<Database>, dialect: Dialect, entries: readonly Row[]): Promise<WorklistItem[]> {
+async function itemsOf(read: Db["read"], db: Kysely<Database>, dialect: Dialect, entries: readonly Row[], today: number): Promise<WorklistItem[]> {
   if (entries.length === 0) return [];
   const ids: Record<RecordKind, number[]> = { chargeback: [], pre_arbitration: [] };
   for (const entry of entries) ids[entry.kind as RecordKind].push(Number(entry.record_id));
@@ -211,6 +244,7 @@ async function itemsOf(read: Db["read"], db: Kysely<Database>, dialect: Dialect,
   });
   return entries.map((entry) => {
     const kind = entry.kind as RecordKind;
-    return { kind, answerBy: dateOfDay(Number(entry.answer_day)), record: records.get(`${kind}:${Number(entry.record_id)}`)! };
+    const answerDay = Number(entry.answer_day);
+    return { kind, answerBy: dateOfDay(answerDay), status: statusOn(today, answerDay, Number(entry.expiry_day)), record: records.get(`${kind}:${Number(entry.record_id)}`)! };
   });
 }

@@ -108,6 +108,35 @@ export function earlierScheme(config: DeadlineConfig, stage: Stage): Scheme {
   return schemeWindow(config, "MC", stage) <= schemeWindow(config, "VISA", stage) ? "MC" : "VISA";
 }
 
+/**
+ * The days from the base date to the expiry date (docs/api.md, "Worklist"): the scheme's limit.
+ * For a scheme that is not known, the limit of the scheme that gave the answer-by date, and the
+ * smaller limit when both windows end on the same day, so that an expiry shown is never too late.
+ */
+export function expiryDays(config: DeadlineConfig, scheme: Scheme | null | undefined, stage: Stage): number {
+  if (scheme) return config.schemeLimitDays[scheme][stage];
+  const mc = schemeWindow(config, "MC", stage);
+  const visa = schemeWindow(config, "VISA", stage);
+  const limits = config.schemeLimitDays;
+  return mc === visa ? Math.min(limits.MC[stage], limits.VISA[stage]) : limits[mc < visa ? "MC" : "VISA"][stage];
+}
+
+/** A dispute's status on a date, once it needs an answer (docs/api.md, "Worklist"). */
+export const DISPUTE_STATUSES = ["due", "overdue", "expired"] as const;
+export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
+
+/** What can still be answered: what the worklist lists when a request names no status. */
+export const ANSWERABLE_STATUSES: readonly DisputeStatus[] = ["due", "overdue"];
+
+/**
+ * Due while the answer-by date is today or later; overdue after it until the expiry date (the
+ * acquirer may still take a late answer); expired once the scheme's own limit has passed too.
+ * Works on day numbers or on YYYY-MM-DD strings alike (both order as dates).
+ */
+export function statusOn<T extends number | string>(today: T, answerBy: T, expiresOn: T): DisputeStatus {
+  return answerBy >= today ? "due" : today <= expiresOn ? "overdue" : "expired";
+}
+
 /** A dispute's current item (CONTRACT 10): its latest pre-arbitration case, else its latest chargeback. */
 export type CurrentItem =
   | ({ kind: "chargeback" } & Pick<ChargebackLike, "card_type" | "function_code" | "rev_indicator" | "chb_proc_date" | "merchant_decision">)
@@ -188,7 +217,7 @@ export function localToday(now = new Date()): string {
   return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
 }
 
-export type DeadlineStatus = "overdue" | "due_soon" | "open" | "answered" | "not_applicable";
+export type DeadlineStatus = "expired" | "overdue" | "due_soon" | "open" | "answered" | "not_applicable";
 
 export interface Deadline {
   status: DeadlineStatus;
@@ -204,7 +233,9 @@ export interface Deadline {
   acquirerDays?: number;
   schemeLimitDays?: number;
   answerBy?: string;
-  /** days from today to answerBy; negative when overdue */
+  /** the base date plus the scheme limit: after it the dispute can no longer be answered */
+  expiresOn?: string;
+  /** days from today to answerBy; negative when overdue or expired */
   daysLeft?: number;
 }
 
@@ -222,13 +253,18 @@ export interface PreArbitrationLike {
   merchant_decision?: string | null;
 }
 
-function finish(base: Omit<Deadline, "status" | "answerBy" | "daysLeft" | "windowDays">, answered: boolean, config: DeadlineConfig, today: string): Deadline {
+/** `known`: the scheme came from the record (card type or BIN), not from the earlier of both windows. */
+function finish(base: Omit<Deadline, "status" | "answerBy" | "expiresOn" | "daysLeft" | "windowDays">, known: boolean, answered: boolean, config: DeadlineConfig, today: string): Deadline {
   const windowDays = Math.min(base.acquirerDays!, base.schemeLimitDays!);
   const answerBy = addDays(base.baseDate!, windowDays);
   if (!answerBy) return { status: "not_applicable", reason: `the base date ${base.baseDate} is not a calendar date` };
+  // The same limits as the worklist's statuses, so the drawer never disagrees with the list.
+  const schemeLimitDays = expiryDays(config, known ? base.scheme : null, base.stage!);
+  const expiresOn = addDays(base.baseDate!, schemeLimitDays)!;
   const daysLeft = daysBetween(today, answerBy)!;
-  const status: DeadlineStatus = answered ? "answered" : daysLeft < 0 ? "overdue" : daysLeft <= config.dueSoonDays ? "due_soon" : "open";
-  return { ...base, status, windowDays, answerBy, daysLeft };
+  const state = statusOn(today, answerBy, expiresOn);
+  const status: DeadlineStatus = answered ? "answered" : state !== "due" ? state : daysLeft <= config.dueSoonDays ? "due_soon" : "open";
+  return { ...base, schemeLimitDays, status, windowDays, answerBy, expiresOn, daysLeft };
 }
 
 export function chargebackDeadline(record: ChargebackLike, config: DeadlineConfig, today: string): Deadline {
@@ -250,6 +286,7 @@ export function chargebackDeadline(record: ChargebackLike, config: DeadlineConfi
       acquirerDays: config.acquirerDays[scheme][info.stage],
       schemeLimitDays: config.schemeLimitDays[scheme][info.stage],
     },
+    known,
     Boolean(record.merchant_decision),
     config,
     today,
@@ -271,6 +308,7 @@ export function preArbitrationDeadline(record: PreArbitrationLike, config: Deadl
       acquirerDays: config.acquirerDays[scheme][stage],
       schemeLimitDays: config.schemeLimitDays[scheme][stage],
     },
+    fromBin !== undefined,
     Boolean(record.merchant_decision),
     config,
     today,

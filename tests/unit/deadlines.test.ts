@@ -8,7 +8,9 @@ import {
   deadlineConfigFromEnv,
   DeadlineConfigError,
   disputeState,
+  expiryDays,
   preArbitrationDeadline,
+  statusOn,
   windowDays,
 } from "@/lib/domain/deadlines";
 import { functionCodeLabel, schemeFromCard } from "@/lib/domain/labels";
@@ -36,6 +38,40 @@ describe("answer-by dates", () => {
     expect(chargebackDeadline({ ...base, merchant_decision: "Accept CB" }, config, "2026-01-16").status).toBe("answered");
     expect(chargebackDeadline({ ...base, rev_indicator: "R" }, config, "2026-01-02").status).toBe("not_applicable");
     expect(chargebackDeadline({ ...base, function_code: 999 }, config, "2026-01-02").status).toBe("not_applicable");
+  });
+
+  it("expires once the scheme limit has passed: never days overdue after that", () => {
+    const base = { card_type: "MC", function_code: 450, chb_proc_date: "2026-01-01" };
+    // Mastercard first chargeback: answer by +14, the scheme limit +45.
+    expect(chargebackDeadline(base, config, "2026-02-15")).toMatchObject({ status: "overdue", answerBy: "2026-01-15", expiresOn: "2026-02-15" });
+    expect(chargebackDeadline(base, config, "2026-02-16")).toMatchObject({ status: "expired", expiresOn: "2026-02-15" });
+    expect(chargebackDeadline({ ...base, merchant_decision: "Accept CB" }, config, "2026-06-01").status).toBe("answered");
+    // A Visa limit below its window: the answer-by date is the expiry date, so no day is overdue.
+    const tight = deadlineConfigFromEnv({ DEADLINE_DAYS_VISA_PRE_ARBITRATION: "40", SCHEME_LIMIT_DAYS_VISA_PRE_ARBITRATION: "25" });
+    const visaCase = { card: "411111%0001", case_date: "2026-03-01" };
+    expect(preArbitrationDeadline(visaCase, tight, "2026-03-26")).toMatchObject({ status: "due_soon", answerBy: "2026-03-26", expiresOn: "2026-03-26" });
+    expect(preArbitrationDeadline(visaCase, tight, "2026-03-27").status).toBe("expired");
+  });
+
+  it("an unknown scheme expires on the limit of the scheme that gave its answer-by date, the smaller on a tie", () => {
+    const tie = deadlineConfigFromEnv({ SCHEME_LIMIT_DAYS_MC_PRE_ARBITRATION: "40", SCHEME_LIMIT_DAYS_VISA_PRE_ARBITRATION: "20" });
+    expect(expiryDays(tie, null, "pre_arbitration")).toBe(20);
+    expect(expiryDays(tie, "MC", "pre_arbitration")).toBe(40);
+    const visaFirst = deadlineConfigFromEnv({ DEADLINE_DAYS_MC_PRE_ARBITRATION: "20", DEADLINE_DAYS_VISA_PRE_ARBITRATION: "5", SCHEME_LIMIT_DAYS_VISA_PRE_ARBITRATION: "35" });
+    expect(expiryDays(visaFirst, null, "pre_arbitration")).toBe(35);
+    const mcFirst = deadlineConfigFromEnv({ DEADLINE_DAYS_MC_PRE_ARBITRATION: "5", SCHEME_LIMIT_DAYS_MC_PRE_ARBITRATION: "12", SCHEME_LIMIT_DAYS_VISA_PRE_ARBITRATION: "20" });
+    expect(expiryDays(mcFirst, null, "pre_arbitration")).toBe(12);
+    // The drawer of a case with an unknown BIN uses the same rule.
+    expect(preArbitrationDeadline({ card: "601100%0001", case_date: "2026-03-01" }, tie, "2026-03-22")).toMatchObject({ status: "expired", expiresOn: "2026-03-21" });
+  });
+
+  it("tells due, overdue and expired apart on both sides of each date", () => {
+    expect(statusOn("2026-01-15", "2026-01-15", "2026-02-15")).toBe("due");
+    expect(statusOn("2026-01-16", "2026-01-15", "2026-02-15")).toBe("overdue");
+    expect(statusOn("2026-02-15", "2026-01-15", "2026-02-15")).toBe("overdue");
+    expect(statusOn("2026-02-16", "2026-01-15", "2026-02-15")).toBe("expired");
+    expect(statusOn(11, 10, 10)).toBe("expired");
+    expect(statusOn(10, 10, 10)).toBe("due");
   });
 
   it("pre-arbitration counts from the case date, scheme from the BIN", () => {
