@@ -20,14 +20,22 @@ export function DecisionBadge({ value }: { value: unknown }) {
   return <span className={`${base} bg-emerald-100 text-emerald-900`}>{String(value)}</span>;
 }
 
-/** "in 5 days", "today", "2 days overdue". */
+/** "5 days left", "due today", "2 days overdue". */
 export function daysLeftText(daysLeft: number): string {
   if (daysLeft === 0) return "due today";
   if (daysLeft > 0) return `${daysLeft} day${daysLeft === 1 ? "" : "s"} left`;
   return `${-daysLeft} day${daysLeft === -1 ? "" : "s"} overdue`;
 }
 
+/** What a deadline says beside its answer-by date: an expired dispute is never "N days overdue". */
+export function deadlineText(deadline: Deadline): string {
+  if (deadline.status === "answered") return "answered";
+  if (deadline.status === "expired") return `expired on ${deadline.expiresOn}`;
+  return daysLeftText(deadline.daysLeft!);
+}
+
 const DEADLINE_STYLES: Record<Deadline["status"], string> = {
+  expired: "bg-slate-200 text-slate-800",
   overdue: "bg-red-100 text-red-900",
   due_soon: "bg-amber-100 text-amber-900",
   open: "bg-slate-100 text-slate-800",
@@ -37,7 +45,7 @@ const DEADLINE_STYLES: Record<Deadline["status"], string> = {
 
 export function DeadlineBadge({ deadline }: { deadline: Deadline }) {
   if (deadline.status === "not_applicable" || !deadline.answerBy) return <span className="text-slate-500">—</span>;
-  const text = deadline.status === "answered" ? "answered" : daysLeftText(deadline.daysLeft!);
+  const text = deadlineText(deadline);
   return (
     <span className="inline-flex items-center gap-2">
       <span className="tabular-nums">{deadline.answerBy}</span>

@@ -7,7 +7,7 @@ import { chargebackDeadline, type Deadline, preArbitrationDeadline } from "@/lib
 import type { RecordKind } from "@/lib/domain/fields";
 import { functionCodeInfo, isReversal } from "@/lib/domain/labels";
 import { fetchRecords } from "./api";
-import { daysLeftText } from "./badges";
+import { deadlineText } from "./badges";
 import { useDeadlines } from "./deadline-context";
 import { formatAmount } from "./format";
 import { problemText, retryTransient } from "./problem-text";
@@ -132,7 +132,7 @@ export function DisputeTimeline({ kind, record }: { kind: RecordKind; record: Re
                   {deadline && deadline.status !== "not_applicable" ? (
                     <span className="mt-1 block font-medium">
                       Answer by {deadline.answerBy}
-                      {deadline.status === "answered" ? " (answered)" : ` (${daysLeftText(deadline.daysLeft!)})`}
+                      {` (${deadlineText(deadline)})`}
                     </span>
                   ) : null}
                 </Link>

@@ -138,25 +138,34 @@ function ShopsFilter({ def, value, shops, onChange }: FieldProps<string[]> & { s
 /** A few fixed values, any of which may be chosen; none chosen means all of them. */
 function ChoiceFilter({ def, value, onChange }: FieldProps<string[]>) {
   const options = def.options ?? [];
-  const selected = new Set(value);
+  const all = options.map((o) => o.value);
+  // Nothing in the URL means the request's default: every option, or the filter's own defaults.
+  const defaults = def.defaults ?? all;
+  const selected = new Set(value.length ? value : defaults);
   const toggle = (option: string, on: boolean) => {
-    const current = value.length ? selected : new Set(options.map((o) => o.value));
-    const next = options.map((o) => o.value).filter((v) => (v === option ? on : current.has(v)));
-    // At least one stays chosen: nothing chosen would mean everything again.
+    const next = all.filter((v) => (v === option ? on : selected.has(v)));
+    // At least one stays chosen: nothing chosen would mean the default again.
     if (next.length === 0) return;
-    onChange({ [def.key]: next.length < options.length ? next : null });
+    const isDefault = next.length === defaults.length && next.every((v) => defaults.includes(v));
+    onChange({ [def.key]: isDefault ? null : next });
   };
+  const hintId = useId();
   return (
-    <fieldset className="space-y-1">
+    <fieldset className="space-y-1" aria-describedby={def.hint ? hintId : undefined}>
       <legend className="text-sm font-medium text-slate-800">{def.label}</legend>
       <div className="flex flex-wrap gap-x-3 rounded-md border border-slate-300 px-2 py-1">
         {options.map((o) => (
           <label key={o.value} className="flex cursor-pointer items-center gap-2 rounded px-1 text-sm hover:bg-slate-100">
-            <input type="checkbox" checked={value.length === 0 || selected.has(o.value)} onChange={(e) => toggle(o.value, e.target.checked)} className="h-4 w-4 accent-blue-700" />
+            <input type="checkbox" checked={selected.has(o.value)} onChange={(e) => toggle(o.value, e.target.checked)} className="h-4 w-4 accent-blue-700" />
             {o.label}
           </label>
         ))}
       </div>
+      {def.hint ? (
+        <p id={hintId} className="text-xs text-slate-700">
+          {def.hint}
+        </p>
+      ) : null}
     </fieldset>
   );
 }

@@ -6,7 +6,7 @@ import { chargebackDeadline, type Deadline, preArbitrationDeadline, STAGE_LABELS
 import type { RecordKind } from "@/lib/domain/fields";
 import { cardTypeName, functionCodeLabel, isReversal } from "@/lib/domain/labels";
 import { reasonCodeLabel } from "@/lib/domain/reason-codes";
-import { daysLeftText } from "./badges";
+import { deadlineText } from "./badges";
 import { CopyButton } from "./copy-button";
 import { DisputeTimeline } from "./dispute-timeline";
 import { useDeadlines } from "./deadline-context";
@@ -189,12 +189,13 @@ function DeadlinePanel({ deadline }: { deadline: Deadline }) {
   return (
     <div className={`rounded-md border p-3 text-sm ${tone}`} data-testid="deadline">
       <p className="text-base font-semibold">
-        Answer by {deadline.answerBy}
-        {deadline.status === "answered" ? " — answered" : ` — ${daysLeftText(deadline.daysLeft!)}`}
+        Answer by {deadline.answerBy} — {deadlineText(deadline)}
       </p>
       <p className="text-slate-800">
         {deadline.baseDate} ({deadline.stage === "pre_arbitration" ? "case date" : "processing date"}) + {deadline.windowDays} days to answer the {STAGE_LABELS[deadline.stage!]} under {cardTypeName(deadline.scheme)} rules{deadline.schemeInferred ? " (scheme from the card number)" : ""}: the acquirer&apos;s window is {deadline.acquirerDays} days, the scheme&apos;s limit{" "}
         {deadline.schemeLimitDays} days.
+        {deadline.status === "overdue" ? ` The acquirer may still take an answer until ${deadline.expiresOn}, when the scheme's limit passes.` : ""}
+        {deadline.status === "expired" ? " The scheme's limit has passed: the dispute can no longer be answered through the acquirer." : ""}
       </p>
     </div>
   );

@@ -3,13 +3,16 @@
 import { useQuery } from "@tanstack/react-query";
 import { useDeadlines } from "@/components/disputes/deadline-context";
 import { retryTransient } from "@/components/disputes/problem-text";
-import { addDays } from "@/lib/domain/deadlines";
+import { addDays, ANSWERABLE_STATUSES } from "@/lib/domain/deadlines";
 import { fetchWorklist } from "./worklist-view";
 
-/** The navigation's count of what is due this week: overdue, or due within 7 days of the user's today. */
+/**
+ * The navigation's count of what needs an answer this week: overdue but still answerable, or due
+ * within 7 days of the user's today. Expired disputes never count (the default statuses).
+ */
 export function DueThisWeek() {
   const { today } = useDeadlines();
-  const body = { answer_by_to: addDays(today, 7), per_page: 10 };
+  const body = { statuses: ANSWERABLE_STATUSES, as_of: today, answer_by_to: addDays(today, 7), per_page: 10 };
   const query = useQuery({ queryKey: ["worklist", body], queryFn: ({ signal }) => fetchWorklist(body, signal), retry: retryTransient });
   const count = query.data?.totalElements;
   if (!count) return null;

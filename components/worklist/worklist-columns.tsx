@@ -2,19 +2,20 @@
 
 import type { ColumnDef } from "@tanstack/react-table";
 import { dataColumnHelper, type DataTableFeatures } from "@/components/data-table/features";
-import { daysLeftText } from "@/components/disputes/badges";
+import { deadlineText } from "@/components/disputes/badges";
 import { useDeadlines } from "@/components/disputes/deadline-context";
 import { formatAmount, formatText } from "@/components/disputes/format";
-import { daysBetween } from "@/lib/domain/deadlines";
+import { chargebackDeadline, type DisputeStatus, preArbitrationDeadline } from "@/lib/domain/deadlines";
 import type { RecordKind } from "@/lib/domain/fields";
 import { functionCodeShort, isReversal } from "@/lib/domain/labels";
 import { findReasonCode } from "@/lib/domain/reason-codes";
-import { dueGroupOf } from "@/lib/url-state/worklist";
+import { itemGroupLabel } from "@/lib/url-state/worklist";
 
-/** One item of POST /api/worklist (CONTRACT 10), with its stable key for the table. */
+/** One item of POST /api/worklist (docs/api.md, "Worklist"), with its stable key for the table. */
 export interface WorklistRow {
   kind: RecordKind;
   answer_by: string;
+  status: DisputeStatus;
   record: Record<string, unknown>;
   __key: string;
 }
@@ -22,21 +23,25 @@ export interface WorklistRow {
 const helper = dataColumnHelper<WorklistRow>();
 const badge = "inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap";
 const GROUP_STYLES: Record<string, string> = {
+  expired: "bg-slate-200 text-slate-800",
   overdue: "bg-red-100 text-red-900",
   soon: "bg-amber-100 text-amber-900",
   week: "bg-sky-100 text-sky-900",
   later: "bg-slate-100 text-slate-800",
 };
 
-/** Days left count in the user's own calendar (the deadline context's today). */
-function DueCell({ answerBy }: { answerBy: string }) {
-  const { today } = useDeadlines();
-  const daysLeft = daysBetween(today, answerBy) ?? 0;
-  const group = dueGroupOf(daysLeft);
+/**
+ * The row's status on the user's today (the server counted it on the same date, passed as
+ * as_of), with the drawer's wording: days left, days overdue, or the day it expired.
+ */
+function DueCell({ row }: { row: WorklistRow }) {
+  const { config, today } = useDeadlines();
+  const deadline = row.kind === "chargeback" ? chargebackDeadline(row.record as never, config, today) : preArbitrationDeadline(row.record as never, config, today);
+  const group = itemGroupLabel(row.status, deadline.daysLeft ?? 0);
   return (
     <span className="inline-flex items-center gap-2">
       <span className={`${badge} ${GROUP_STYLES[group.key]}`}>{group.label}</span>
-      <span className="text-xs text-slate-700">{daysLeftText(daysLeft)}</span>
+      <span className="text-xs text-slate-700">{deadlineText(deadline)}</span>
     </span>
   );
 }
@@ -50,7 +55,7 @@ function stageOf(row: WorklistRow): string {
 
 export const worklistColumns = ([
   helper.accessor("answer_by", { header: "Answer by", enableSorting: false, meta: { label: "Answer by", defaultVisible: true, width: 110 }, cell: (info) => <span className="tabular-nums">{info.getValue()}</span> }),
-  helper.display({ id: "due", header: "Due", meta: { label: "Due", defaultVisible: true, width: 230 }, cell: (info) => <DueCell answerBy={info.row.original.answer_by} /> }),
+  helper.display({ id: "due", header: "Status", meta: { label: "Status", defaultVisible: true, width: 250 }, cell: (info) => <DueCell row={info.row.original} /> }),
   helper.accessor("kind", { header: "Kind", enableSorting: false, meta: { label: "Kind", defaultVisible: true, width: 130 }, cell: (info) => (info.getValue() === "chargeback" ? "Chargeback" : "Pre-arbitration") }),
   helper.display({ id: "stage", header: "Stage", meta: { label: "Stage", defaultVisible: true, width: 200 }, cell: (info) => stageOf(info.row.original) }),
   helper.display({

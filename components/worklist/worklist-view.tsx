@@ -19,7 +19,18 @@ import { recordKeyOf, useOpenRecord } from "@/components/disputes/use-open-recor
 import type { RecordKind } from "@/lib/domain/fields";
 import { activeFiltersOf } from "@/lib/url-state/dispute-view";
 import { parseRecordKey } from "@/lib/url-state/record-key";
-import { DUE_GROUPS, type DueGroupKey, toWorklistBody, WORKLIST_FILTERS, WORKLIST_PAGE_SIZES, worklistParsers } from "@/lib/url-state/worklist";
+import {
+  DUE_GROUPS,
+  exportParamsOf,
+  type GroupKey,
+  groupLabel,
+  RECENTLY_EXPIRED,
+  toWorklistBody,
+  WORKLIST_FILTERS,
+  WORKLIST_PAGE_SIZES,
+  worklistExportParsers,
+  worklistParsers,
+} from "@/lib/url-state/worklist";
 import { worklistColumns, type WorklistRow } from "./worklist-columns";
 
 type WorklistItem = Omit<WorklistRow, "__key">;
@@ -28,13 +39,18 @@ export const fetchWorklist = (body: Record<string, unknown>, signal?: AbortSigna
 
 const EMPTY: WorklistRow[] = [];
 const nf = new Intl.NumberFormat("en");
-const exportQuery = createSerializer({ shops: worklistParsers.shops, kinds: worklistParsers.kinds, from: worklistParsers.from, to: worklistParsers.to });
+const exportQuery = createSerializer(worklistExportParsers);
+
+/** Tiles in the order shown: what can still be answered, then, apart, what expired recently. */
+const TILE_GROUPS: readonly GroupKey[] = [...DUE_GROUPS.map((g) => g.key), RECENTLY_EXPIRED.key];
 
 /**
- * "Needs an answer": the open disputes of the user's shops, nearest answer-by date first (the
- * server orders and pages them, CONTRACT 10), in four due groups counted in the user's own
- * calendar. The tiles give each group's count and filter to it; a row opens the same drawer as
- * the grids; the list exports as CSV.
+ * "Needs an answer": the disputes of the user's shops that can still be answered, nearest
+ * answer-by date first (the server orders, pages and gives each its status on the user's own
+ * date, docs/api.md "Worklist"), in four due groups counted in the user's calendar, and apart
+ * what expired in the last 30 days. The tiles give each group's count and filter to it; a status
+ * filter lists expired disputes on request; a row opens the same drawer as the grids; the list
+ * exports as CSV.
  */
 export function WorklistView({ shops }: { shops: string[] }) {
   const [view, setView] = useQueryStates(worklistParsers, { history: "push" });
@@ -49,10 +65,10 @@ export function WorklistView({ shops }: { shops: string[] }) {
     placeholderData: keepPreviousData,
     retry: retryTransient,
   });
-  // Each due group's count, with the same filters but the group's own answer-by range.
+  // Each group's count, with the same filters but the group's own statuses and date range.
   const groupCounts = useQueries({
-    queries: DUE_GROUPS.map((group) => {
-      const groupBody = { ...toWorklistBody(values, today, { due: group.key, paging: false }), per_page: 10 };
+    queries: TILE_GROUPS.map((group) => {
+      const groupBody = { ...toWorklistBody(values, today, { group, paging: false }), per_page: 10 };
       return { queryKey: ["worklist", groupBody], queryFn: ({ signal }: { signal: AbortSignal }) => fetchWorklist(groupBody, signal), retry: retryTransient };
     }),
   });
@@ -79,40 +95,68 @@ export function WorklistView({ shops }: { shops: string[] }) {
   const data = query.data;
   const page = view.page;
   const { status, beyondLast } = pageStatus({ query, settled, rows: rows.length, page, data });
-  const due = view.due as DueGroupKey | null;
+  const group = view.due as GroupKey | null;
   const clearFilters = { ...Object.fromEntries(WORKLIST_FILTERS.map((d) => [d.key, null])), due: null, page: null, open: null, openKind: null };
+  const countOf = (key: GroupKey) => groupCounts[TILE_GROUPS.indexOf(key)].data?.totalElements;
+  // A group fixes the statuses it lists: choosing one clears the status filter, and the other way round.
+  const choose = (key: GroupKey) => void setView({ due: group === key ? null : key, statuses: null, page: null, open: null, openKind: null });
+  const expiredCount = countOf(RECENTLY_EXPIRED.key);
+  const expiredPressed = group === RECENTLY_EXPIRED.key;
+  const statusFilter = view.statuses?.length ? view.statuses.join(" and ") : null;
 
   return (
     <div className="space-y-3">
-      <nav aria-label="Due groups" className="grid grid-cols-2 gap-2 md:grid-cols-4">
-        {DUE_GROUPS.map((group, i) => {
-          const count = groupCounts[i].data?.totalElements;
-          const pressed = due === group.key;
-          return (
-            <button
-              key={group.key}
-              type="button"
-              aria-pressed={pressed}
-              data-testid={`due-${group.key}`}
-              onClick={() => void setView({ due: pressed ? null : group.key, page: null, open: null, openKind: null })}
-              className={`rounded-md border px-3 py-2 text-left focus:outline-none focus-visible:ring-2 focus-visible:ring-blue-600 ${pressed ? "border-blue-600 bg-blue-50" : "border-slate-300 bg-white hover:bg-slate-50"}`}
-            >
-              <span className="block text-sm text-slate-700">{group.label}</span>
-              <span className={`block text-2xl font-semibold tabular-nums ${group.key === "overdue" && count ? "text-red-800" : "text-slate-900"}`}>{count === undefined ? "…" : nf.format(count)}</span>
-            </button>
-          );
-        })}
-      </nav>
-      <FilterPanel defs={WORKLIST_FILTERS} values={values} shops={shops} onChange={(patch) => void setView({ ...patch, page: null, open: null, openKind: null })} />
+      <div className="flex flex-wrap items-stretch gap-2">
+        <nav aria-label="Due groups" className="grid min-w-0 flex-[4_1_32rem] grid-cols-2 gap-2 md:grid-cols-4">
+          {DUE_GROUPS.map((g) => {
+            const count = countOf(g.key);
+            const pressed = group === g.key;
+            return (
+              <button
+                key={g.key}
+                type="button"
+                aria-pressed={pressed}
+                data-testid={`due-${g.key}`}
+                onClick={() => choose(g.key)}
+                className={`rounded-md border px-3 py-2 text-left focus:outline-none focus-visible:ring-2 focus-visible:ring-blue-600 ${pressed ? "border-blue-600 bg-blue-50" : "border-slate-300 bg-white hover:bg-slate-50"}`}
+              >
+                <span className="block text-sm text-slate-700">
+                  {g.label}
+                  {g.note ? <small className="text-sm text-slate-600">, {g.note}</small> : null}
+                </span>
+                <span className={`block text-2xl font-semibold tabular-nums ${g.key === "overdue" && count ? "text-red-800" : "text-slate-900"}`}>{count === undefined ? "…" : nf.format(count)}</span>
+              </button>
+            );
+          })}
+        </nav>
+        {/* Apart and quieter: what was missed recently can no longer be answered, so it is not work to do. */}
+        <a
+          href={`?due=${RECENTLY_EXPIRED.key}`}
+          aria-current={expiredPressed ? "true" : undefined}
+          data-testid="expired-recently"
+          onClick={(e) => {
+            e.preventDefault();
+            choose(RECENTLY_EXPIRED.key);
+          }}
+          className={`flex flex-[1_1_10rem] flex-col justify-center rounded-md border border-dashed px-3 py-2 text-sm focus:outline-none focus-visible:ring-2 focus-visible:ring-blue-600 ${expiredPressed ? "border-blue-600 bg-blue-50" : "border-slate-300 bg-slate-50 hover:bg-slate-100"}`}
+        >
+          <span className="text-slate-700">{RECENTLY_EXPIRED.label}</span>
+          <span className="font-semibold text-slate-800 tabular-nums underline">{expiredCount === undefined ? "…" : nf.format(expiredCount)}</span>
+        </a>
+      </div>
+      <FilterPanel
+        defs={WORKLIST_FILTERS}
+        values={values}
+        shops={shops}
+        onChange={(patch) => void setView({ ...patch, ...("statuses" in patch ? { due: null } : {}), page: null, open: null, openKind: null })}
+      />
       <div className="flex flex-wrap items-center justify-between gap-2">
         <p className="text-sm text-slate-800">
-          {due ? `${DUE_GROUPS.find((g) => g.key === due)!.label}: ` : "All open disputes, "}nearest answer-by date first. Days left count in your time zone (today is {today}).
+          {group ? `${groupLabel(group)}: ` : statusFilter ? `Disputes ${statusFilter}, ` : "Every dispute that can still be answered, "}
+          nearest answer-by date first. Dates count in your time zone (today is {today}).
         </p>
-        {/* The export holds the list on screen: a chosen due group narrows its answer-by range. */}
-        <ExportLink
-          href={`/api/export/worklist${exportQuery({ shops: view.shops, kinds: view.kinds, from: (body.answer_by_from as string) ?? null, to: (body.answer_by_to as string) ?? null })}`}
-          total={data ? data.totalElements : undefined}
-        />
+        {/* The export holds the list on screen: a chosen group's statuses and dates, and the user's date. */}
+        <ExportLink href={`/api/export/worklist${exportQuery(exportParamsOf(body) as never)}`} total={data ? data.totalElements : undefined} />
       </div>
       <p role="status" className="sr-only">
         {status === "loading" ? "Loading the worklist…" : status === "ready" ? `${rows.length} disputes shown of ${data?.totalElements ?? 0}.` : ""}
@@ -128,10 +172,10 @@ export function WorklistView({ shops }: { shops: string[] }) {
             onRetry={() => void query.refetch()}
             retrying={query.isFetching}
             beyondLast={beyondLast ? { page, lastPage: data!.totalPages, goToLast: () => void setView({ page: data!.totalPages }) } : null}
-            filters={due ? [...filters, { def: { key: "due", field: "answer_by_from", type: "date", label: "Due" }, value: DUE_GROUPS.find((g) => g.key === due)!.label }] : filters}
+            filters={group ? [...filters, { def: { key: "due", field: "answer_by_from", type: "date", label: "Group" }, value: groupLabel(group) }] : filters}
             onClearFilters={() => void setView(clearFilters)}
             noun="disputes that need an answer"
-            nothingYet="Every dispute of your shops has been answered or needs no answer."
+            nothingYet="Nothing of your shops can still be answered: every dispute has been answered, needs no answer, or has expired."
           />
         }
         onOpenRow={(_row, index) => record.openRow(index)}

@@ -21,12 +21,14 @@ export interface FilterDef {
   /** name in the URL */
   key: string;
   /** request field of the API (CONTRACT 1.1; the worklist's of CONTRACT 10) */
-  field: DateField | TextField | ListField | "kinds" | "answer_by_from" | "answer_by_to";
+  field: DateField | TextField | ListField | "kinds" | "statuses" | "answer_by_from" | "answer_by_to" | "expiry_from" | "expiry_to";
   type: FilterType;
   label: string;
   hint?: string;
   /** the values a "choice" filter offers */
   options?: readonly { value: string; label: string }[];
+  /** the values a "choice" filter stands for when none is chosen (default: every option) */
+  defaults?: readonly string[];
 }
 
 const FROM: FilterDef = { key: "from", field: "file_date_from", type: "date", label: "File date from" };

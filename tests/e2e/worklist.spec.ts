@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { expect, test } from "@playwright/test";
 import { parse } from "csv-parse/sync";
 import { addDays, daysBetween } from "../../lib/domain/deadlines";
-import { DUE_GROUPS, dueGroupOf } from "../../lib/url-state/worklist";
+import { DUE_GROUPS, itemGroupLabel, RECENTLY_EXPIRED } from "../../lib/url-state/worklist";
 import { BROWSER_TODAY, gridReady, screenshotPath, signIn, USERS } from "./helpers";
 
 const TODAY = BROWSER_TODAY.toISOString().slice(0, 10);
@@ -32,7 +32,12 @@ test.describe("Needs an answer (worklist)", () => {
     const rows = await rowsOnScreen(page);
     expect(rows.length).toBeGreaterThan(5);
     for (let i = 1; i < rows.length; i++) expect(rows[i].answerBy >= rows[i - 1].answerBy, `${rows[i - 1].answerBy} then ${rows[i].answerBy}`).toBe(true);
-    for (const row of rows) expect(row.due).toContain(dueGroupOf(daysBetween(TODAY, row.answerBy)!).label);
+    // Only what can still be answered: due (by days left) or overdue, never expired.
+    for (const row of rows) {
+      const daysLeft = daysBetween(TODAY, row.answerBy)!;
+      expect(row.due).toContain(itemGroupLabel(daysLeft < 0 ? "overdue" : "due", daysLeft).label);
+      expect(row.due).not.toContain("xpired");
+    }
 
     // The tiles count each group with the same filters; together they are the whole list.
     const counts: Record<string, number> = {};
@@ -49,9 +54,62 @@ test.describe("Needs an answer (worklist)", () => {
     await gridReady(page);
     for (const row of await rowsOnScreen(page)) {
       expect(row.due).toContain("Overdue");
+      expect(row.due).toMatch(/\d+ days? overdue/);
       expect(row.answerBy < TODAY).toBe(true);
     }
     await expect(page.getByTestId("row-range")).toContainText(`of ${counts.overdue.toLocaleString("en")}`);
+  });
+
+  test("counts apart what expired in the last 30 days, lists it on request, and never calls it overdue", async ({ page }) => {
+    await signIn(page, USERS.merchant, "/worklist");
+    await gridReady(page);
+    const tile = page.getByTestId("expired-recently");
+    await expect(tile).toContainText(RECENTLY_EXPIRED.label);
+    await expect(tile).not.toContainText("…");
+    const recent = Number((await tile.locator("span").nth(1).innerText()).replace(/,/g, ""));
+    expect(recent).toBeGreaterThan(0);
+
+    // The link lists exactly those: expired, with an expiry date within the last 30 days.
+    await tile.click();
+    await expect(page).toHaveURL(/due=expired/);
+    await gridReady(page);
+    await expect(page.getByTestId("row-range")).toContainText(`of ${recent.toLocaleString("en")}`);
+    const rows = await rowsOnScreen(page);
+    for (const row of rows) {
+      expect(row.due).toContain("Expired");
+      const expiredOn = row.due.match(/expired on (\d{4}-\d{2}-\d{2})/)![1];
+      expect(expiredOn >= addDays(TODAY, -30)! && expiredOn < TODAY, row.due).toBe(true);
+      expect(row.due).not.toContain("overdue");
+    }
+
+    // The drawer of an expired dispute says when it expired, never how many days overdue.
+    await page.locator("tbody tr[data-row-index]").first().click();
+    const deadline = page.getByRole("dialog").getByTestId("deadline");
+    await expect(deadline).toContainText(`Answer by ${rows[0].answerBy} — expired on`);
+    await expect(deadline).not.toContainText("overdue");
+    await page.keyboard.press("Escape");
+
+    // The export follows the view: the same disputes, each with its status and expiry date.
+    const downloadPromise = page.waitForEvent("download");
+    await page.getByRole("link", { name: /^Export CSV/ }).click();
+    const csv = parse(fs.readFileSync((await (await downloadPromise).path())!, "utf8"), { bom: true, columns: true }) as Record<string, string>[];
+    expect(csv.length).toBe(recent);
+    for (const r of csv) {
+      expect(r.status).toBe("expired");
+      expect(r.expires_on >= addDays(TODAY, -30)! && r.expires_on < TODAY).toBe(true);
+    }
+
+    // A status filter in the address lists every expired dispute, older ones too.
+    await page.goto("/worklist?statuses=expired");
+    await gridReady(page);
+    await expect(page.getByRole("group", { name: "Status" }).getByRole("checkbox", { name: "Expired" })).toBeChecked();
+    await expect(page.getByRole("group", { name: "Status" }).getByRole("checkbox", { name: "Due", exact: true })).not.toBeChecked();
+    const all = Number((await page.getByTestId("row-range").innerText()).match(/of ([\d,]+)/)![1].replace(/,/g, ""));
+    expect(all).toBeGreaterThanOrEqual(recent);
+    for (const row of await rowsOnScreen(page)) expect(row.due).toContain("Expired");
+    // Nothing expired counts in the tiles of what can still be answered, nor in the badge.
+    const tiles = await Promise.all(DUE_GROUPS.map(async (g) => Number((await page.getByTestId(`due-${g.key}`).locator("span").nth(1).innerText()).replace(/,/g, ""))));
+    await expect(page.getByTestId("due-this-week")).toContainText(String(tiles[0] + tiles[1] + tiles[2]));
   });
 
   test("filters by kind and answer-by range in the URL, opens the same drawer, and exports the list", async ({ page }) => {

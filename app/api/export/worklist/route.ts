@@ -1,33 +1,36 @@
 import { csvResponse, exportSession, guardedText } from "@/lib/api/csv-export";
 import { ApiError } from "@/lib/api/problem";
 import { errorResponse } from "@/lib/api/route";
-import { worklistPage } from "@/lib/data/worklist";
-import { deadlineConfigFromEnv } from "@/lib/domain/deadlines";
+import { type WorklistItem, worklistPage } from "@/lib/data/worklist";
+import { chargebackDeadline, type DeadlineConfig, deadlineConfigFromEnv, preArbitrationDeadline } from "@/lib/domain/deadlines";
 import { formatMinor } from "@/lib/domain/money";
 import { parseWorklistRequest, type WorklistRequest } from "@/lib/schemas/worklist";
 import { parseStrictQuery, renameFields } from "@/lib/url-state/export-query";
-import { toWorklistBody, WORKLIST_FILTERS, worklistParsers } from "@/lib/url-state/worklist";
+import { toWorklistBody, WORKLIST_FILTERS, worklistExportParsers } from "@/lib/url-state/worklist";
 
 /**
- * GET /api/export/worklist?<the worklist's filters: shops, kinds, from, to (answer-by dates)>
+ * GET /api/export/worklist?<the worklist's filters: shops, kinds, statuses, from, to (answer-by
+ * dates), expiry_from, expiry_to, as_of (the user's date)>
  *
  * The whole worklist of a view as CSV, in its order (answer-by date, chargebacks first, then
- * import order), one row per dispute with its current item. Signed-in users only, inside their
- * access list, like the grids' exports.
+ * import order), one row per dispute with its current item, its status on as_of and its expiry
+ * date. Signed-in users only, inside their access list, like the grids' exports.
  */
 
 export const dynamic = "force-dynamic";
 
 const BATCH = 1000;
-const HEADER = ["answer_by", "kind", "shop_code", "acq_ref_nr", "merchant_id", "merchant_name", "card", "stage", "function_code", "reason_code", "base_date", "amount", "currency", "payment_id", "payment_order_nr"];
-const { shops, kinds, from, to } = worklistParsers;
-
-function line(item: { kind: string; answerBy: string; record: Record<string, unknown> }): string[] {
+const HEADER = ["answer_by", "status", "expires_on", "kind", "shop_code", "acq_ref_nr", "merchant_id", "merchant_name", "card", "stage", "function_code", "reason_code", "base_date", "amount", "currency", "payment_id", "payment_order_nr"];
+function line(item: WorklistItem, config: DeadlineConfig, asOf: string): string[] {
   const r = item.record;
   const text = (v: unknown) => (v === null || v === undefined ? "" : guardedText(String(v)));
   const chargeback = item.kind === "chargeback";
+  // The drawer's deadline, from the same windows and limits as the worklist's statuses.
+  const deadline = chargeback ? chargebackDeadline(r as never, config, asOf) : preArbitrationDeadline(r as never, config, asOf);
   return [
     item.answerBy,
+    item.status,
+    deadline.expiresOn ?? "",
     item.kind,
     text(r.shop_code),
     text(r.acq_ref_nr),
@@ -49,7 +52,7 @@ async function* pages(request: WorklistRequest, access: readonly string[]): Asyn
   const config = deadlineConfigFromEnv();
   for (let page = 0; ; page++) {
     const result = await worklistPage({ ...request, page, per_page: BATCH }, access, config);
-    if (result.items.length) yield result.items.map(line);
+    if (result.items.length) yield result.items.map((item) => line(item, config, request.as_of));
     if (page + 1 >= result.totalPages) return;
   }
 }
@@ -57,9 +60,12 @@ async function* pages(request: WorklistRequest, access: readonly string[]): Asyn
 export async function GET(request: Request): Promise<Response> {
   try {
     const session = await exportSession(request);
-    const strict = parseStrictQuery({ shops, kinds, from, to }, new URL(request.url).searchParams);
+    const strict = parseStrictQuery(worklistExportParsers, new URL(request.url).searchParams);
     if (!strict.ok) throw new ApiError(400, "the export parameters are not valid", { errors: strict.errors });
-    const parsed = parseWorklistRequest(toWorklistBody(strict.view, "", { due: null, paging: false }));
+    const { as_of: asOf, ...view } = strict.view;
+    // Without the user's date, the server's (as for the API).
+    const body = toWorklistBody(view, "", { group: null, paging: false });
+    const parsed = parseWorklistRequest({ ...body, as_of: asOf ?? null });
     if (!parsed.ok) throw new ApiError(400, "the export parameters are not valid", { errors: renameFields(parsed.errors, WORKLIST_FILTERS) });
     const outside = (parsed.request.shop_codes ?? []).filter((code) => !session.access.includes(code));
     if (outside.length) throw new ApiError(403, `shops outside your access list: ${outside.join(", ")}`);
