@@ -121,10 +121,12 @@ function summaryPaths(schemas: JsonObject) {
 /** CONTRACT 10, an extension of the seed API (SPEC.md describes the two searches only). */
 function worklistPath(schemas: JsonObject): JsonObject {
   const op = operation(
-    "Worklist: disputes that need an answer",
+    "Worklist: disputes that need an answer, with their status on a date",
     "A dispute is the records (chargebacks and cases) of one shop with the same acq_ref_nr; its current item is its latest case (case_date, then ID), else its latest chargeback (chb_proc_date, then ID). " +
       "It needs an answer when the current item has no merchant_decision, is not a reversal and, for a chargeback, has function code 450, 451, 453 or 454. " +
       "answer_by = base date (chb_proc_date or case_date) + min(DEADLINE_DAYS_<scheme>_<stage>, SCHEME_LIMIT_DAYS_<scheme>_<stage>) calendar days; scheme: card_type, or for a case the BIN (4 VISA, 51-55 and 2221-2720 MC, else the earlier of both). " +
+      "Its expiry date = base date + SCHEME_LIMIT_DAYS_<scheme>_<stage> (for an unknown scheme, the limit of the scheme that gave answer_by, the smaller on a tie). " +
+      "On the date as_of it is due (answer_by >= as_of), overdue (answer_by < as_of <= expiry date) or expired (expiry date < as_of): an expired dispute can no longer be answered, so by default only due and overdue disputes are listed. " +
       "Order: answer_by ascending, chargebacks before cases, then ID ascending; exact totals.",
     collect(worklistRequestSchema, "input", schemas),
     collect(worklistPageSchema, "output", schemas),
