@@ -12,9 +12,11 @@
  *     signed curl call. --no-serve stops after step 3 (and skips the build).
  *
  * --records <n> (default 5000) is the total number of demo records: six in seven are
- * chargebacks, the rest pre-arbitration cases. A second run reuses the files it wrote (the import
- * skips them as already imported) as long as --records is the same; a database that already
- * holds other imported files gets no new demo set.
+ * chargebacks, the rest pre-arbitration cases, in files of the last 120 days. A second run reuses
+ * the files it wrote (the import skips them as already imported) as long as --records is the
+ * same, and on a later day first adds the files of the days since, as an acquirer would, so the
+ * worklist shows disputes due this week, overdue and recently expired whatever day it is run; a
+ * database that already holds other imported files gets no new demo set.
  */
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -106,7 +108,16 @@ interface Manifest {
   seed: number;
   records: number;
   files: string[];
+  /** the last file date of the set (absent in sets written before catching up existed) */
+  end?: string;
+  /** chargeback rows made so far: where the next files' payment ids go on */
+  serialEnd?: number;
 }
+
+const DEMO_DAYS = 120;
+const todayUtc = () => new Date().toISOString().slice(0, 10);
+const addDaysUtc = (date: string, n: number) => new Date(Date.parse(`${date}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+const chargebacksOf = (records: number) => Math.round((records * 6) / 7);
 
 function filesDir(): string {
   return path.resolve(process.env.DEMO_FILES_DIR || path.join(ROOT, "data", "demo-files"));
@@ -127,11 +138,46 @@ function writeDemoFiles(dir: string, records: number): string[] {
   for (const name of fs.readdirSync(dir)) {
     if (/^(CHB_\d{8}|PREARB_\d+_\d{8})\.csv$|^demo\.json$/.test(name)) fs.rmSync(path.join(dir, name));
   }
-  const chargebacks = Math.round((records * 6) / 7);
-  const { files } = generateDemoFiles({ out: dir, seed: SEED, chargebacks, preArbitrations: records - chargebacks });
-  const manifest: Manifest = { seed: SEED, records, files: files.map((f) => path.basename(f)) };
-  fs.writeFileSync(path.join(dir, "demo.json"), JSON.stringify(manifest, null, 2) + "\n");
+  const chargebacks = chargebacksOf(records);
+  const { files, end, serialEnd } = generateDemoFiles({ out: dir, seed: SEED, chargebacks, preArbitrations: records - chargebacks, days: DEMO_DAYS });
+  writeManifest(dir, { seed: SEED, records, files: files.map((f) => path.basename(f)), end, serialEnd });
   return files;
+}
+
+function writeManifest(dir: string, manifest: Manifest): void {
+  fs.writeFileSync(path.join(dir, "demo.json"), JSON.stringify(manifest, null, 2) + "\n");
+}
+
+/**
+ * A set made on an earlier day gets the files of the days since, at the set's daily rate, so a
+ * demo started again next month still has disputes due this week (an acquirer sends a file every
+ * business day). Returns the whole set's files, old and new.
+ */
+function catchUp(dir: string, manifest: Manifest): string[] {
+  const end = manifest.end ?? manifest.files.map((f) => /^CHB_(\d{4})(\d{2})(\d{2})\.csv$/.exec(f)).filter((m) => m !== null).map((m) => `${m[1]}-${m[2]}-${m[3]}`).sort().at(-1);
+  const today = todayUtc();
+  const names = [...manifest.files];
+  if (end && end < today) {
+    const start = addDaysUtc(end, 1);
+    const days = Math.round((Date.parse(today) - Date.parse(start)) / 86_400_000) + 1;
+    const perDay = manifest.records / DEMO_DAYS;
+    const chargebacks = Math.max(1, Math.round(chargebacksOf(manifest.records) / DEMO_DAYS * days));
+    const preArbitrations = Math.max(0, Math.round(perDay * days) - chargebacks);
+    // The seed of the catch-up differs by its first day, so each day's files are new disputes.
+    const made = generateDemoFiles({
+      out: dir,
+      seed: SEED + Math.round(Date.parse(start) / 86_400_000),
+      chargebacks,
+      preArbitrations,
+      start,
+      end: today,
+      serialStart: manifest.serialEnd ?? chargebacksOf(manifest.records),
+    });
+    names.push(...made.files.map((f) => path.basename(f)));
+    writeManifest(dir, { ...manifest, files: names, end: today, serialEnd: made.serialEnd });
+    console.log(`demo: added ${made.files.length} files of ${start} to ${today} (${chargebacks + preArbitrations} records), so the demo is as of today`);
+  }
+  return names.map((f) => path.join(dir, f));
 }
 
 async function loadDemoFiles(db: Db, records: number): Promise<void> {
@@ -141,7 +187,7 @@ async function loadDemoFiles(db: Db, records: number): Promise<void> {
   const manifest = readManifest(dir);
   let files: string[];
   if (manifest && manifest.seed === SEED && manifest.records === records) {
-    files = manifest.files.map((f) => path.join(dir, f));
+    files = catchUp(dir, manifest);
   } else {
     const imported = await db.db.selectFrom("imported_files").select("name").limit(1).executeTakeFirst();
     if (imported) {

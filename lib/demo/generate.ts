@@ -4,9 +4,11 @@ import { stringify } from "csv-stringify/sync";
 import { importColumns } from "@/lib/domain/fields";
 
 /**
- * Demo data: realistic acquirer report files in the CONTRACT 6 format, written to a folder and
- * loaded through the same import as real files. Deterministic for a seed and options; written in
- * batches, so a million records never sit in memory.
+ * Demo data: realistic acquirer report files in the format of docs/api.md, "Import of acquirer
+ * files", written to a folder and loaded through the same import as real files. Deterministic for
+ * a seed and options; written in batches, so a million records never sit in memory. The files end
+ * on `end` (default today), so every worklist status shows on the day they are made: disputes
+ * due this week and later, overdue but still answerable, expired recently and long ago.
  */
 
 export interface DemoOptions {
@@ -32,11 +34,20 @@ export interface DemoOptions {
   parents?: number;
   /** a chargeback file for every calendar day, weekends too; default business days only */
   everyDay?: boolean;
+  /**
+   * Chargebacks made before, by earlier calls for the same folder: payment ids and order numbers
+   * go on from there, so files added later (the demo catching up to today) never repeat them.
+   */
+  serialStart?: number;
 }
 
 export interface DemoResult {
   files: string[];
   shops: DemoShop[];
+  /** the last file date */
+  end: string;
+  /** chargeback rows made, counting serialStart: the next call's serialStart */
+  serialEnd: number;
 }
 
 export interface DemoShop {
@@ -282,7 +293,7 @@ export function generateDemoFiles(opts: DemoOptions): DemoResult {
 
   const files: string[] = [];
   const cbColumns = importColumns("chargeback");
-  let serial = 0;
+  let serial = opts.serialStart ?? 0;
   const perDay = spread(r, chargebacks, fileDates.length);
   fileDates.forEach((fileDate, day) => {
     const csv = new CsvFile(path.join(opts.out, `CHB_${fileDate.replaceAll("-", "")}.csv`), cbColumns);
@@ -334,7 +345,7 @@ export function generateDemoFiles(opts: DemoOptions): DemoResult {
     csv.close();
     files.push(csv.file);
   });
-  return { files, shops };
+  return { files, shops, end, serialEnd: serial };
 }
 
 function chargebackRow(
