@@ -38,7 +38,7 @@ function chargebackLabel(r: Record<string, unknown>): string {
 /**
  * Every record of the dispute in date order (chargeback messages by processing date, cases by
  * case date; a chargeback before a case on the same day; then import order), and its current item
- * as CONTRACT 10 defines it: the latest case when there is one, else the latest chargeback message.
+ * as docs/api.md, "Worklist" defines it: the latest case when there is one, else the latest chargeback message.
  */
 export function timelineOf(chargebacks: DisputeRecord[], cases: DisputeRecord[]): { entries: TimelineEntry[]; current: TimelineEntry | undefined } {
   const entries: TimelineEntry[] = [

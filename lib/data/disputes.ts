@@ -1,11 +1,11 @@
 import { type Kysely, sql } from "kysely";
 import { type CurrentItem, dayNumber, disputeState } from "@/lib/domain/deadlines";
 import type { RecordKind } from "@/lib/domain/fields";
-import type { Dialect } from "./migrations";
+import type { Dialect } from "./dialect";
 import { type Database, RECORD_TABLES } from "./schema";
 
 /**
- * The disputes table (CONTRACT 10): per shop and acq_ref_nr, the current item and whether it waits
+ * The disputes table (docs/api.md, "Worklist"): per shop and acq_ref_nr, the current item and whether it waits
  * for the merchant's answer, with what its answer-by date is counted from (stage, scheme, base
  * day). Nothing here depends on the configured windows, so a change of DEADLINE_DAYS_* needs no
  * rebuild: the worklist adds the windows at query time (lib/data/worklist.ts). dispute_counts

@@ -91,7 +91,7 @@ export function deadlineConfigFromEnv(env: Record<string, string | undefined> = 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /**
- * The days from the base date to the answer-by date (CONTRACT 10): min(acquirer window, scheme
+ * The days from the base date to the answer-by date (docs/api.md, "Worklist"): min(acquirer window, scheme
  * limit) of the scheme and stage; for a scheme that is not known, whichever scheme gives the
  * earlier date. The drawer and the worklist both take their windows from here.
  */
@@ -137,7 +137,7 @@ export function statusOn<T extends number | string>(today: T, answerBy: T, expir
   return answerBy >= today ? "due" : today <= expiresOn ? "overdue" : "expired";
 }
 
-/** A dispute's current item (CONTRACT 10): its latest pre-arbitration case, else its latest chargeback. */
+/** A dispute's current item (docs/api.md, "Worklist"): its latest pre-arbitration case, else its latest chargeback. */
 export type CurrentItem =
   | ({ kind: "chargeback" } & Pick<ChargebackLike, "card_type" | "function_code" | "rev_indicator" | "chb_proc_date" | "merchant_decision">)
   | ({ kind: "pre_arbitration" } & PreArbitrationLike);
@@ -155,7 +155,7 @@ export interface DisputeState {
 
 /**
  * Whether a dispute waits for the merchant's answer, and what its answer-by date is counted from.
- * A chargeback's scheme is its card_type; a case's comes from the card's BIN (CONTRACT 10).
+ * A chargeback's scheme is its card_type; a case's comes from the card's BIN (docs/api.md, "Worklist").
  */
 export function disputeState(item: CurrentItem): DisputeState {
   if (item.kind === "pre_arbitration") {

@@ -5,9 +5,9 @@ import { chargebackRecordSchema, preArbitrationRecordSchema } from "./records";
 import { type FieldError, LIMITS, SHARED_FIELD_RULES, toFieldErrors } from "./search";
 
 /**
- * The worklist request of CONTRACT 10, declared once: it validates requests, gives the
+ * The worklist request (docs/api.md, "Worklist"), declared once: it validates requests, gives the
  * TypeScript type and feeds the OpenAPI document. Shop codes, dates, page and per_page follow
- * the searches' rules (CONTRACT 1.1) and are taken from there.
+ * the searches' rules (docs/api.md, "Request body") and are taken from there.
  */
 
 /** Both record kinds, chargebacks first (the worklist's order within a day). */

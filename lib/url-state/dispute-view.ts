@@ -20,7 +20,7 @@ type DateField = "file_date_from" | "file_date_to";
 export interface FilterDef {
   /** name in the URL */
   key: string;
-  /** request field of the API (CONTRACT 1.1; the worklist's of CONTRACT 10) */
+  /** request field of the API (docs/api.md, "Request body"; the worklist's in "Worklist") */
   field: DateField | TextField | ListField | "kinds" | "statuses" | "answer_by_from" | "answer_by_to" | "expiry_from" | "expiry_to";
   type: FilterType;
   label: string;
@@ -133,7 +133,7 @@ export function activeFiltersOf(defs: readonly FilterDef[], view: Record<string,
   return out;
 }
 
-/** The API request body (CONTRACT 1.1) for a view: page is 0-based there. */
+/** The API request body (docs/api.md, "Request body") for a view: page is 0-based there. */
 export function toSearchBody(kind: RecordKind, view: Record<string, unknown>, paging = true): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const { def, value } of activeFilters(kind, view)) body[def.field] = value;

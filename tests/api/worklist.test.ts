@@ -9,7 +9,7 @@ import { compareBytes, CREDENTIALS, type Kind, type ModelRecord, prng, publicRec
 import { type ApiEnv, setupApiEnv, signedHeaders } from "./harness";
 
 /**
- * POST /api/worklist (CONTRACT 10) on each backend: the running server against an independent
+ * POST /api/worklist (docs/api.md, "Worklist") on each backend: the running server against an independent
  * model of the contract written here, over the API fixture plus disputes made for the worklist
  * (several messages, reversals, cases after chargebacks, BINs of every scheme rule, decisions,
  * unknown function codes), under the default windows and under other configured windows, before
@@ -20,10 +20,10 @@ type Credential = keyof typeof CREDENTIALS;
 type Scheme = "MC" | "VISA";
 type Stage = "FIRST_CHARGEBACK" | "ARBITRATION_CHARGEBACK" | "PRE_ARBITRATION";
 
-// ---- The model of CONTRACT 10 ---------------------------------------------------------------
+// ---- The model of docs/api.md, "Worklist" ---------------------------------------------------------------
 
 /**
- * The days of CONTRACT 10 under an environment: to the answer-by date, min(acquirer window, scheme
+ * The days of docs/api.md, "Worklist" under an environment: to the answer-by date, min(acquirer window, scheme
  * limit); to the expiry date, the scheme limit (for an unknown scheme, the limit of the scheme
  * whose window is shorter, the smaller limit on a tie).
  */
@@ -52,7 +52,7 @@ const EVERY_STATUS = { statuses: ALL_STATUSES };
 /** The server's own date in UTC: what a request without as_of is counted on. */
 const serverToday = () => new Date().toISOString().slice(0, 10);
 
-/** CONTRACT 10's status of a dispute on `today`. */
+/** The status (docs/api.md, "Worklist") of a dispute on `today`. */
 function statusOf(today: string, answerBy: string, expiresOn: string): Status {
   return answerBy >= today ? "due" : today <= expiresOn ? "overdue" : "expired";
 }
@@ -385,7 +385,7 @@ function randomBody(r: ReturnType<typeof prng>, access: readonly string[], entri
   return body;
 }
 
-describe.each(backends)("POST /api/worklist (CONTRACT 10) on $name", (backend) => {
+describe.each(backends)("POST /api/worklist (docs/api.md, "Worklist") on $name", (backend) => {
   let env: ApiEnv;
   let other: TestServer;
   let tie: TestServer;

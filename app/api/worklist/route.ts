@@ -6,7 +6,7 @@ import { parseWorklistRequest } from "@/lib/schemas/worklist";
 
 export const dynamic = "force-dynamic";
 
-/** CONTRACT 10: the disputes that need the merchant's answer, nearest answer-by date first. */
+/** docs/api.md, "Worklist": the disputes that need the merchant's answer, nearest answer-by date first. */
 export const { POST, GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = postRoute({
   parse: parseWorklistRequest,
   shopCodes: (request) => request.shop_codes,
