@@ -385,7 +385,7 @@ function randomBody(r: ReturnType<typeof prng>, access: readonly string[], entri
   return body;
 }
 
-describe.each(backends)("POST /api/worklist (docs/api.md, "Worklist") on $name", (backend) => {
+describe.each(backends)("POST /api/worklist on $name", (backend) => {
   let env: ApiEnv;
   let other: TestServer;
   let tie: TestServer;

@@ -92,7 +92,7 @@ describe("answer-by dates", () => {
     expect(windowDays(deadlineConfigFromEnv({ DEADLINE_DAYS_MC_FIRST_CHARGEBACK: "60" }), "MC", "first_chargeback")).toBe(45);
   });
 
-  it("tells whether a dispute's current item needs an answer (docs/api.md, "Worklist")", () => {
+  it("tells whether a dispute's current item needs an answer", () => {
     const cb = { kind: "chargeback", card_type: "VISA", function_code: 453, rev_indicator: " ", chb_proc_date: "2026-01-05", merchant_decision: null } as const;
     expect(disputeState(cb)).toEqual({ needsAnswer: true, stage: "first_chargeback", scheme: "VISA", baseDate: "2026-01-05" });
     expect(disputeState({ ...cb, function_code: 454 }).stage).toBe("arbitration_chargeback");

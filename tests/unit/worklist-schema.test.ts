@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseWorklistRequest } from "@/lib/schemas/worklist";
 
-describe("worklist request parsing (docs/api.md, "Worklist")", () => {
+describe("worklist request parsing", () => {
   it("applies the defaults: both kinds, page 0, 10 a page", () => {
     const defaults = { kinds: ["chargeback", "pre_arbitration"], statuses: ["due", "overdue"], as_of: "2026-11-25", page: 0, per_page: 10 };
     expect(parseWorklistRequest({}, "2026-11-25")).toEqual({ ok: true, request: defaults });
