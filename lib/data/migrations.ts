@@ -4,9 +4,11 @@ import { NULLABLE_SORT_COLUMNS, SORT_KEY_COLUMNS, SORT_KEYS } from "@/lib/schema
 import { rebuildDisputes } from "./disputes";
 import { pairName, STORED_PAIRS, sumsInsert } from "./record-sums";
 import { storeRecordJson } from "./record-json";
+import type { Dialect } from "./dialect";
 import { type Database, RECORD_JSON_TABLES, RECORD_TABLES } from "./schema";
 
-export type Dialect = "sqlite" | "postgres";
+// Kept for lib/data/worklist.ts, which still imports it from here; everyone else imports ./dialect.
+export type { Dialect } from "./dialect";
 
 /**
  * Schema migrations for both backends. Strings compare bytewise everywhere: SQLite's default

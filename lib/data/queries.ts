@@ -1,12 +1,12 @@
 import "server-only";
 import { type CompiledQuery, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import type { RecordKind } from "@/lib/domain/fields";
-import { RECORD_JSON_COLUMN, sqlRecordJson } from "@/lib/api/serialize";
 import { NULLABLE_SORT_COLUMNS, type SearchRequest, SORT_KEY_COLUMNS, type SortKey } from "@/lib/schemas/search";
 import { type Db, getDb } from "./db";
 import { type ReadResult, type ReadStatement, type Row, VERSION_COLUMN, VERSION_SQL, VERSION_STATEMENT, versioned, versionKey } from "./read";
-import type { Dialect } from "./migrations";
+import type { Dialect } from "./dialect";
 import { countFromSummary, coversEveryShop } from "./record-counts";
+import { RECORD_JSON_COLUMN, sqlRecordJson } from "./record-json";
 import { type Database, RECORD_JSON_TABLES, RECORD_TABLES, type RecordTable } from "./schema";
 
 /**
@@ -126,7 +126,7 @@ function ordered(query: Query, selection: Selection): Query {
 }
 
 export interface SearchResult {
-  /** the page's records as a JSON array (lib/api/serialize.ts), as text or UTF-8 */
+  /** the page's records as a JSON array (lib/data/record-json.ts), as text or UTF-8 */
   content: string | Uint8Array;
   totalElements: number;
   totalPages: number;

@@ -1,4 +1,4 @@
-import type { Dialect } from "./migrations";
+import type { Dialect } from "./dialect";
 
 /**
  * One read statement of the data module, as it crosses to a reader thread: compiled SQL, its

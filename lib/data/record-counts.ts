@@ -1,6 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { RecordKind } from "@/lib/domain/fields";
-import type { Dialect } from "./migrations";
+import type { Dialect } from "./dialect";
 import type { Database } from "./schema";
 
 /**

@@ -1,7 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { RecordKind } from "@/lib/domain/fields";
 import { type Dimension, SUMMARY_DIMENSIONS } from "@/lib/schemas/summary";
-import type { Dialect } from "./migrations";
+import type { Dialect } from "./dialect";
 import { type Database, RECORD_TABLES } from "./schema";
 
 /**

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import BetterSqlite3 from "better-sqlite3";
-import { jsonArrayBytes } from "@/lib/api/serialize";
 import { preparedStatements } from "./prepared";
+import { jsonArrayBytes } from "./record-json";
 import { Memo, type ReadResult, type ReadStatement, type Row, runBatch } from "./read";
 
 /**

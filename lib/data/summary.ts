@@ -4,7 +4,7 @@ import type { RecordKind } from "@/lib/domain/fields";
 import { formatMinor } from "@/lib/domain/money";
 import { type DimensionName, dimensionOf, MAX_GROUPS, type SummaryRequest } from "@/lib/schemas/summary";
 import { getDb } from "./db";
-import type { Dialect } from "./migrations";
+import type { Dialect } from "./dialect";
 import { filtered, type Selection, visibleShops } from "./queries";
 import type { Row } from "./read";
 import { coversEveryShop, shopSet } from "./record-counts";

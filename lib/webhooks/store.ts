@@ -1,5 +1,5 @@
 import { type Kysely, sql } from "kysely";
-import type { Dialect } from "@/lib/data/migrations";
+import type { Dialect } from "@/lib/data/dialect";
 import type { Database } from "@/lib/data/schema";
 
 /**

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { expect } from "vitest";
-import { recordJson } from "@/lib/api/serialize";
+import { recordJson } from "@/lib/data/record-json";
 import type { Db } from "@/lib/data/db";
 import { RECORD_JSON_TABLES, RECORD_TABLES } from "@/lib/data/schema";
 import type { RecordKind } from "@/lib/domain/fields";

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/lib/data/db";
-import { sqlRecordJson } from "@/lib/api/serialize";
+import { sqlRecordJson } from "@/lib/data/record-json";
 import { searchRecords } from "@/lib/data/queries";
 import { RECORD_TABLES } from "@/lib/data/schema";
 import { generateDemoFiles } from "@/lib/demo/generate";

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sqlRecordJson } from "@/lib/api/serialize";
+import { sqlRecordJson } from "@/lib/data/record-json";
 import { type Db, openDatabase } from "@/lib/data/db";
 import { sqlitePage } from "@/lib/data/queries";
 import { VERSION_STATEMENT, versionKey } from "@/lib/data/read";

@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
-import { jsonArrayBytes, pageJson, recordJson, sqlRecordJson } from "@/lib/api/serialize";
+import { pageJson } from "@/lib/api/serialize";
+import { jsonArrayBytes, recordJson, sqlRecordJson } from "@/lib/data/record-json";
 import { openDatabase } from "@/lib/data/db";
 import { RECORD_TABLES } from "@/lib/data/schema";
 import { type FieldDef, FIELDS_BY_KIND, PRE_ARBITRATION_FIELDS, RECORD_KINDS } from "@/lib/domain/fields";
