@@ -1,3 +1,4 @@
+import { AuthError } from "@/lib/auth/auth-error";
 import { currentRequest } from "@/lib/log";
 import type { FieldError } from "@/lib/schemas/search";
 
@@ -53,4 +54,12 @@ export function problemResponse(err: ApiError): Response {
     status: err.status,
     headers: { "Content-Type": "application/problem+json", "Cache-Control": "no-store", ...err.extra.headers },
   });
+}
+
+/**
+ * lib/auth's refusal as the API's problem, byte for byte what lib/auth used to throw itself: the
+ * same status, detail, title and headers (WWW-Authenticate on a 401). Anything else passes as is.
+ */
+export function asApiError(err: unknown): unknown {
+  return err instanceof AuthError ? new ApiError(err.status, err.detail, err.extra) : err;
 }

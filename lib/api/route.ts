@@ -5,7 +5,7 @@ import type { RecordKind } from "@/lib/domain/fields";
 import { authenticate, type Caller } from "@/lib/auth/request-auth";
 import { currentRequest, errorFields, log, notePrincipal } from "@/lib/log";
 import { type FieldError, parseSearchRequest } from "@/lib/schemas/search";
-import { ApiError, problemResponse } from "./problem";
+import { ApiError, asApiError, problemResponse } from "./problem";
 import { failedAuthWait, noteFailedAuth, rateLimitWait } from "./rate-limit";
 import { checkContentType, parseJsonBody, readBodyText } from "./read-body";
 import { envelopeJson } from "./serialize";
@@ -100,8 +100,9 @@ export async function throttledAuthentication<T extends Pick<Caller, "credential
     notePrincipal(caller.credential);
     return caller;
   } catch (err) {
-    if (err instanceof ApiError && err.status === 401 && presentsCredentials(request)) noteFailedAuth(address);
-    throw err;
+    const refused = asApiError(err);
+    if (refused instanceof ApiError && refused.status === 401 && presentsCredentials(request)) noteFailedAuth(address);
+    throw refused;
   }
 }
 
@@ -110,7 +111,8 @@ function presentsCredentials(request: Request): boolean {
   return h.has("x-shop-code") || h.has("x-nonce") || h.has("x-signature") || h.has("cookie");
 }
 
-export function errorResponse(err: unknown): Response {
+export function errorResponse(thrown: unknown): Response {
+  const err = asApiError(thrown);
   if (err instanceof ApiError) return problemResponse(err);
   if (isDatabaseUnavailable(err)) {
     log.warn({ request_id: currentRequest()?.requestId, ...errorFields(err) }, "database unavailable");

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
-import { ApiError } from "@/lib/api/problem";
 import type { Database } from "@/lib/data/schema";
 import { findShopCredential } from "./accounts";
+import { AuthError } from "./auth-error";
 import { spendNonce } from "./nonces";
 import { findSession, sessionTokenFrom } from "./sessions";
 import { NONCE_PATTERN, SHOP_CODE_PATTERN, SIGNATURE_PATTERN, signatureMatches } from "./signature";
@@ -15,7 +15,7 @@ export interface Caller {
 
 /** One body for every authentication failure, so a caller cannot learn which shops exist. */
 const unauthenticated = () =>
-  new ApiError(401, "missing or invalid credentials", { headers: { "WWW-Authenticate": 'Signature realm="api"' } });
+  new AuthError(401, "missing or invalid credentials", { headers: { "WWW-Authenticate": 'Signature realm="api"' } });
 
 // Compared against when the shop is unknown, so an unknown shop costs the same as a wrong signature.
 const DUMMY_PASSWORD = "dummy-password-for-unknown-shops";
@@ -70,7 +70,7 @@ async function cachedShopCredential(db: Kysely<Database>, shopCode: string) {
 
 async function authenticateSession(request: Request, db: Kysely<Database>, token: string): Promise<Caller> {
   if (!isSameOrigin(request)) {
-    throw new ApiError(403, "cookie-authenticated requests must come from this site's own pages", { title: "Cross-origin request refused" });
+    throw new AuthError(403, "cookie-authenticated requests must come from this site's own pages", { title: "Cross-origin request refused" });
   }
   const session = await findSession(db, token);
   if (!session) throw unauthenticated();
