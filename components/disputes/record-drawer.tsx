@@ -12,14 +12,7 @@ import { DisputeTimeline } from "./dispute-timeline";
 import { useDeadlines } from "./deadline-context";
 import { formatAmount } from "./format";
 import { COPYABLE, fieldValue, groupsFor } from "./record-fields";
-import type { DisputeRecord } from "./types";
-
-export type DrawerState =
-  | { status: "closed" }
-  | { status: "loading" }
-  | { status: "missing" }
-  | { status: "error"; message: string; retry: () => void }
-  | { status: "ready"; record: DisputeRecord };
+import type { DrawerState } from "./types";
 
 interface RecordDrawerProps {
   kind: RecordKind;

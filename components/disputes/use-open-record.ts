@@ -7,8 +7,7 @@ import { CHARGEBACK_FIELDS, PRE_ARBITRATION_FIELDS, type RecordKind } from "@/li
 import { recordFingerprint, type RecordKey, serializeRecordKey } from "@/lib/url-state/record-key";
 import { fetchRecords } from "./api";
 import { problemText } from "./problem-text";
-import type { DrawerState } from "./record-drawer";
-import type { DisputeRecord } from "./types";
+import type { DisputeRecord, DrawerState } from "./types";
 
 const FIELD_NAMES: Record<RecordKind, string[]> = { chargeback: CHARGEBACK_FIELDS.map((d) => d.name), pre_arbitration: PRE_ARBITRATION_FIELDS.map((d) => d.name) };
 
