@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { type DemoShop, generateDemoFiles } from "@/lib/demo/generate";
-import { measured } from "./import";
+import { measured } from "./measure";
 import type { BenchOptions } from "./options";
 
 export interface BenchFiles {

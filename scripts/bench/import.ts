@@ -1,5 +1,5 @@
 /**
- * Shared pieces of the benchmark (`measured`, `scratchPostgres`), and the import alone:
+ * Shared pieces of the benchmark (`scratchPostgres`, `freshDatabase`), and the import alone:
  *
  *   npx tsx scripts/bench/import.ts [bench flags: --chargebacks N --cases N --shops N --days N --backend ... --smoke]
  *
@@ -14,20 +14,8 @@ import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { openDatabase } from "@/lib/data/db";
 import { importPaths } from "@/lib/import";
+import { measured } from "./measure";
 import type { Backend } from "./options";
-
-/** Samples the RSS of this process while `work` runs; the import streams, so this should stay flat. */
-export async function measured<T>(work: () => Promise<T>): Promise<{ result: T; seconds: number; peakRss: number }> {
-  let peakRss = process.memoryUsage().rss;
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
-  const started = performance.now();
-  try {
-    const result = await work();
-    return { result, seconds: (performance.now() - started) / 1000, peakRss: Math.max(peakRss, process.memoryUsage().rss) };
-  } finally {
-    clearInterval(sampler);
-  }
-}
 
 /** A fresh database on the server `serverUrl` names; the returned drop() removes it. */
 export async function scratchPostgres(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
