@@ -29,6 +29,15 @@ export function ChartFigure({ title, summary, chart, table, id }: { title: strin
   );
 }
 
+/** A chart's place while its numbers are on the way: the same box and title, no picture yet. */
+export function ChartLoading({ id, title }: { id: string; title: string }) {
+  return (
+    <figure className="h-80 animate-pulse rounded-md border border-slate-200 bg-slate-100 p-3" data-testid={`chart-${id}`}>
+      <figcaption className="text-base font-semibold text-slate-600">{title}</figcaption>
+    </figure>
+  );
+}
+
 export function NumbersTable({ caption, head, rows }: { caption: string; head: string[]; rows: (string | number | ReactNode)[][] }) {
   return (
     <table className="w-full border-collapse text-left text-sm">
