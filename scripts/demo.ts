@@ -24,6 +24,7 @@ import path from "node:path";
 import { createShop, createUser, findShopCredential, verifyUserLogin } from "@/lib/auth/accounts";
 import { ConfigError, databaseTarget } from "@/lib/config";
 import { type Db, openDatabase } from "@/lib/data/db";
+import { addDays, dayNumber, daysBetween, utcToday } from "@/lib/domain/calendar";
 import { DEMO_SHOPS, generateDemoFiles } from "@/lib/demo/generate";
 import { importPaths } from "@/lib/import";
 import { productionServerCommand, SERVER_BUNDLE } from "@/server/command";
@@ -115,8 +116,6 @@ interface Manifest {
 }
 
 const DEMO_DAYS = 120;
-const todayUtc = () => new Date().toISOString().slice(0, 10);
-const addDaysUtc = (date: string, n: number) => new Date(Date.parse(`${date}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 const chargebacksOf = (records: number) => Math.round((records * 6) / 7);
 
 function filesDir(): string {
@@ -155,18 +154,18 @@ function writeManifest(dir: string, manifest: Manifest): void {
  */
 function catchUp(dir: string, manifest: Manifest): string[] {
   const end = manifest.end ?? manifest.files.map((f) => /^CHB_(\d{4})(\d{2})(\d{2})\.csv$/.exec(f)).filter((m) => m !== null).map((m) => `${m[1]}-${m[2]}-${m[3]}`).sort().at(-1);
-  const today = todayUtc();
+  const today = utcToday();
   const names = [...manifest.files];
   if (end && end < today) {
-    const start = addDaysUtc(end, 1);
-    const days = Math.round((Date.parse(today) - Date.parse(start)) / 86_400_000) + 1;
+    const start = addDays(end, 1)!;
+    const days = daysBetween(start, today)! + 1;
     const perDay = manifest.records / DEMO_DAYS;
     const chargebacks = Math.max(1, Math.round(chargebacksOf(manifest.records) / DEMO_DAYS * days));
     const preArbitrations = Math.max(0, Math.round(perDay * days) - chargebacks);
     // The seed of the catch-up differs by its first day, so each day's files are new disputes.
     const made = generateDemoFiles({
       out: dir,
-      seed: SEED + Math.round(Date.parse(start) / 86_400_000),
+      seed: SEED + dayNumber(start)!,
       chargebacks,
       preArbitrations,
       start,

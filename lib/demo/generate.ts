@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { stringify } from "csv-stringify/sync";
+import { addDays as shiftDate, dayNumber, utcToday } from "@/lib/domain/calendar";
 import { importColumns } from "@/lib/domain/fields";
 
 /**
@@ -195,12 +196,8 @@ const MERCHANT_COMMENTS: Record<string, string[]> = {
   "Represent CR processed": ["Refund already processed on the original card", "Credit issued before the chargeback"],
 };
 
-const iso = (d: Date) => d.toISOString().slice(0, 10);
-const addDays = (date: string, days: number) => {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + days);
-  return iso(d);
-};
+/** Dates here are always real calendar dates (checked where they come in), so a shift is too. */
+const addDays = (date: string, days: number) => shiftDate(date, days)!;
 const money = (minor: number) => `${Math.floor(minor / 100)}.${String(minor % 100).padStart(2, "0")}`;
 // Acquirer files left-pad amounts to a fixed width.
 const padded = (minor: number) => money(minor).padStart(12, " ");
@@ -268,7 +265,10 @@ export function generateDemoFiles(opts: DemoOptions): DemoResult {
   const r = rng(opts.seed ?? 42);
   const chargebacks = opts.chargebacks ?? 5000;
   const preArbitrations = opts.preArbitrations ?? 800;
-  const end = opts.end ?? iso(new Date());
+  for (const [name, value] of [["end", opts.end], ["start", opts.start]] as const) {
+    if (value !== undefined && dayNumber(value) === undefined) throw new Error(`${name} must be a calendar date YYYY-MM-DD, got ${JSON.stringify(value)}`);
+  }
+  const end = opts.end ?? utcToday();
   const start = opts.start ?? addDays(end, -((opts.days ?? 120) - 1));
   if (start > end) throw new Error(`the first file date ${start} is after the last ${end}`);
   if (opts.shops === undefined && (opts.merchants !== undefined || opts.parents !== undefined)) {

@@ -1,4 +1,8 @@
+import { addDays, daysBetween } from "./calendar";
 import { functionCodeInfo, isReversal, schemeFromCard } from "./labels";
+
+// Date arithmetic lives in ./calendar; these re-exports keep the deadline functions' callers in one import.
+export { addDays, dateOfDay, dayNumber, daysBetween, localToday } from "./calendar";
 
 /**
  * Answer-by dates (DOMAIN notes, "Time limits"). The merchant must answer by the base date (the
@@ -88,8 +92,6 @@ export function deadlineConfigFromEnv(env: Record<string, string | undefined> = 
   return { acquirerDays, schemeLimitDays, dueSoonDays: days(env, "DEADLINE_DUE_SOON_DAYS", DEFAULT_DUE_SOON_DAYS) };
 }
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
 /**
  * The days from the base date to the answer-by date (docs/api.md, "Worklist"): min(acquirer window, scheme
  * limit) of the scheme and stage; for a scheme that is not known, whichever scheme gives the
@@ -165,56 +167,6 @@ export function disputeState(item: CurrentItem): DisputeState {
   const scheme = item.card_type === "MC" || item.card_type === "VISA" ? item.card_type : null;
   const needsAnswer = !item.merchant_decision && !isReversal(item.rev_indicator) && stage !== null;
   return { needsAnswer, stage, scheme, baseDate: item.chb_proc_date ?? null };
-}
-
-/** Days since 1970-01-01 of a real calendar date (years 0001 to 9999); undefined for anything else. */
-export function dayNumber(date: string): number | undefined {
-  const m = DATE.exec(date);
-  if (!m) return undefined;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const at = new Date(0);
-  at.setUTCFullYear(y, mo - 1, d);
-  if (y < 1 || at.getUTCFullYear() !== y || at.getUTCMonth() !== mo - 1 || at.getUTCDate() !== d) return undefined;
-  return at.getTime() / 86_400_000;
-}
-
-/** The calendar date of a day number: dateOfDay(dayNumber(x)) === x. */
-export function dateOfDay(day: number): string {
-  const at = new Date(day * 86_400_000);
-  const pad = (n: number, w: number) => String(n).padStart(w, "0");
-  return `${pad(at.getUTCFullYear(), 4)}-${pad(at.getUTCMonth() + 1, 2)}-${pad(at.getUTCDate(), 2)}`;
-}
-
-function toUtcDays(date: string): number | undefined {
-  const m = DATE.exec(date);
-  if (!m) return undefined;
-  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-  const d = new Date(ms);
-  if (d.getUTCFullYear() !== Number(m[1]) || d.getUTCMonth() !== Number(m[2]) - 1 || d.getUTCDate() !== Number(m[3])) return undefined;
-  return ms / 86_400_000;
-}
-
-function fromUtcDays(dayNumber: number): string {
-  return new Date(dayNumber * 86_400_000).toISOString().slice(0, 10);
-}
-
-/** "2026-01-30" + 3 -> "2026-02-02"; undefined for a date that is not a real calendar date. */
-export function addDays(date: string, n: number): string | undefined {
-  const d = toUtcDays(date);
-  return d === undefined ? undefined : fromUtcDays(d + n);
-}
-
-/** Whole days from `from` to `to` (negative when `to` is earlier). */
-export function daysBetween(from: string, to: string): number | undefined {
-  const a = toUtcDays(from);
-  const b = toUtcDays(to);
-  return a === undefined || b === undefined ? undefined : b - a;
-}
-
-/** Today's calendar date where the user is: deadlines are days in the merchant's own time zone. */
-export function localToday(now = new Date()): string {
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
 }
 
 export type DeadlineStatus = "expired" | "overdue" | "due_soon" | "open" | "answered" | "not_applicable";

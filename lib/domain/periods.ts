@@ -1,4 +1,4 @@
-import { addDays, daysBetween } from "./deadlines";
+import { addDays, daysBetween, shiftMonth } from "./calendar";
 
 /**
  * The overview's periods: a file-date range and the range of the same length just before it,
@@ -34,13 +34,8 @@ export function periods(view: { from?: string | null; to?: string | null }, toda
 /** The months ("YYYY-MM") a period touches, in order. */
 export function monthsOf(p: Period): string[] {
   const out: string[] = [];
-  let [y, m] = p.from.slice(0, 7).split("-").map(Number);
-  const [ty, tm] = p.to.slice(0, 7).split("-").map(Number);
-  while (y < ty || (y === ty && m <= tm)) {
-    out.push(`${String(y).padStart(4, "0")}-${String(m).padStart(2, "0")}`);
-    m++;
-    if (m > 12) [y, m] = [y + 1, 1];
-  }
+  const last = p.to.slice(0, 7);
+  for (let month: string | undefined = p.from.slice(0, 7); month !== undefined && month <= last; month = shiftMonth(month, 1)) out.push(month);
   return out;
 }
 

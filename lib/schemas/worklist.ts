@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { utcToday } from "@/lib/domain/calendar";
 import { ANSWERABLE_STATUSES, DISPUTE_STATUSES, type DisputeStatus } from "@/lib/domain/deadlines";
 import { RECORD_KINDS, type RecordKind } from "@/lib/domain/fields";
 import { chargebackRecordSchema, preArbitrationRecordSchema } from "./records";
@@ -13,8 +14,6 @@ import { type FieldError, LIMITS, SHARED_FIELD_RULES, toFieldErrors } from "./se
 /** Both record kinds, chargebacks first (the worklist's order within a day). */
 export const WORKLIST_KINDS = RECORD_KINDS;
 
-/** The server's own date in UTC: the date a request without `as_of` is counted on. */
-export const serverToday = (now = new Date()) => now.toISOString().slice(0, 10);
 
 export const worklistRequestSchema = z
   .strictObject({
@@ -68,7 +67,7 @@ export interface WorklistRequest {
   per_page: number;
 }
 
-export function parseWorklistRequest(body: unknown, today = serverToday()): { ok: true; request: WorklistRequest } | { ok: false; errors: FieldError[] } {
+export function parseWorklistRequest(body: unknown, today = utcToday()): { ok: true; request: WorklistRequest } | { ok: false; errors: FieldError[] } {
   const parsed = worklistRequestSchema.safeParse(body);
   if (!parsed.success) return { ok: false, errors: toFieldErrors(parsed.error) };
   const input = parsed.data;
