@@ -1,4 +1,5 @@
 import { columnVisibilityFeature, createColumnHelper, rowSortingFeature, tableFeatures, type RowData } from "@tanstack/react-table";
+import type { SortKey } from "@/lib/schemas/search";
 
 /**
  * What every column of a server-driven grid tells the kit. The kit renders headers, the column
@@ -7,8 +8,8 @@ import { columnVisibilityFeature, createColumnHelper, rowSortingFeature, tableFe
 export interface DataColumnMeta {
   /** the column's name in the column menu and the accessible name of its header */
   label: string;
-  /** the server's sort key for this column; absent when the server cannot sort by it */
-  sortKey?: string;
+  /** the server's sort key for this column (docs/api.md, "Request body"); absent when the server cannot sort by it */
+  sortKey?: SortKey;
   /** shown until the user chooses otherwise */
   defaultVisible?: boolean;
   /** CSS width in px: the table uses a fixed layout so virtualized rows never change widths */

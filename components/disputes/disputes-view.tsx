@@ -10,7 +10,7 @@ import { Pagination } from "@/components/data-table/pagination";
 import { useStoredVisibility } from "@/components/data-table/use-stored-visibility";
 import { ViewOptions } from "@/components/data-table/view-options";
 import type { RecordKind } from "@/lib/domain/fields";
-import type { SortKey, SortOrder } from "@/lib/schemas/search";
+import { SORT_KEY_LABELS, type SortKey, type SortOrder } from "@/lib/schemas/search";
 import { activeFilters, FILTERS, PAGE_SIZES, selectionQuery, toSearchBody, viewParsers } from "@/lib/url-state/dispute-view";
 import { parseRecordKey, type RecordKey } from "@/lib/url-state/record-key";
 import { fetchRecords } from "./api";
@@ -21,12 +21,10 @@ import { GridStatusPanel, pageStatus } from "./grid-status";
 import { preArbitrationColumns, preArbitrationDefaultVisibility } from "./pre-arbitration-columns";
 import { retryTransient } from "./problem-text";
 import { RecordDrawer } from "./record-drawer";
-import { SORT_LABELS, SortControls } from "./sort-controls";
+import { SortControls } from "./sort-controls";
 import { type DisputeRecord, type Keyed, KIND_TITLES } from "./types";
 import { recordKeyOf, useOpenRecord } from "./use-open-record";
 import { useUrlSorting } from "./use-url-sorting";
-
-export { SORT_LABELS };
 
 type Row = Keyed<DisputeRecord>;
 
@@ -108,7 +106,7 @@ export function DisputesView({ kind, shops }: { kind: RecordKind; shops: string[
       </p>
       <DataTable
         table={table}
-        caption={`${KIND_TITLES[kind]}, sorted by ${SORT_LABELS[sort].toLowerCase()} ${dir === "desc" ? "descending" : "ascending"}`}
+        caption={`${KIND_TITLES[kind]}, sorted by ${SORT_KEY_LABELS[sort].toLowerCase()} ${dir === "desc" ? "descending" : "ascending"}`}
         status={beyondLast ? "empty" : status}
         loadingRows={Math.min(size, 12)}
         statusPanel={

@@ -3,6 +3,7 @@
 import type { ColumnDef, ColumnVisibilityState, RowData } from "@tanstack/react-table";
 import type { DataColumnMeta, DataTableFeatures } from "@/components/data-table/features";
 import type { FieldDef } from "@/lib/domain/fields";
+import type { SortKey } from "@/lib/schemas/search";
 import { formatAmount, formatDate, formatText } from "./format";
 
 /**
@@ -25,7 +26,7 @@ const WIDTHS: Partial<Record<FieldDef["kind"], number>> = {
   cardType: 90,
 };
 
-export function plainFieldColumn<TData extends Record<string, unknown>>(def: FieldDef, opts: { currencyField?: string; sortKey?: string } = {}): AnyColumn<TData> {
+export function plainFieldColumn<TData extends Record<string, unknown>>(def: FieldDef, opts: { currencyField?: string; sortKey?: SortKey } = {}): AnyColumn<TData> {
   const meta: DataColumnMeta = {
     label: def.label,
     width: WIDTHS[def.kind] ?? (def.name.includes("comment") ? 260 : 170),

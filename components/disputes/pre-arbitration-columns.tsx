@@ -1,7 +1,7 @@
 "use client";
 
 import { preArbitrationDeadline } from "@/lib/domain/deadlines";
-import { PRE_ARBITRATION_FIELDS } from "@/lib/domain/fields";
+import { fieldLabel, PRE_ARBITRATION_FIELDS } from "@/lib/domain/fields";
 import { cardTypeName, schemeFromCard } from "@/lib/domain/labels";
 import { sortKeyOfField } from "@/lib/schemas/search";
 import { dataColumnHelper } from "@/components/data-table/features";
@@ -13,6 +13,8 @@ import type { Keyed, PreArbitrationRecord } from "./types";
 
 type Row = Keyed<PreArbitrationRecord>;
 const helper = dataColumnHelper<Row>();
+/** Column names come from the field definitions (lib/domain/fields.ts); short headers are the grid's own. */
+const label = (name: string) => fieldLabel("pre_arbitration", name);
 
 function AnswerByCell({ record }: { record: PreArbitrationRecord }) {
   const { config, today } = useDeadlines();
@@ -21,17 +23,18 @@ function AnswerByCell({ record }: { record: PreArbitrationRecord }) {
 
 const reviewColumns = [
   // No FILE_DATE sort key for pre-arbitration (docs/api.md, "Request body"): the header is not a sort button.
-  helper.accessor("file_date", { header: "File date", enableSorting: false, meta: { label: "File date", defaultVisible: true, width: 120 }, cell: (info) => formatText(info.getValue()) }),
-  helper.accessor("card", { header: "Card", enableSorting: false, meta: { label: "Card", defaultVisible: true, width: 140 }, cell: (info) => <span className="font-mono text-xs">{formatText(info.getValue())}</span> }),
+  helper.accessor("file_date", { header: label("file_date"), enableSorting: false, meta: { label: label("file_date"), defaultVisible: true, width: 120 }, cell: (info) => formatText(info.getValue()) }),
+  helper.accessor("card", { header: label("card"), enableSorting: false, meta: { label: label("card"), defaultVisible: true, width: 140 }, cell: (info) => <span className="font-mono text-xs">{formatText(info.getValue())}</span> }),
   helper.display({
     id: "scheme",
     header: "Scheme",
     meta: { label: "Scheme (from the card number)", defaultVisible: true, width: 110 },
     cell: (info) => cardTypeName(schemeFromCard(info.row.original.card as string)),
   }),
-  helper.accessor("case_date", { header: "Case date", enableSorting: false, meta: { label: "Case date", defaultVisible: true, width: 120 }, cell: (info) => formatText(info.getValue()) }),
-  helper.accessor("case_stage", { header: "Case stage", enableSorting: false, meta: { label: "Case stage", defaultVisible: true, width: 180 }, cell: (info) => <span title={formatText(info.getValue())}>{formatText(info.getValue())}</span> }),
-  helper.accessor("amount", { header: "Amount", enableSorting: false, meta: { label: "Amount", defaultVisible: true, width: 150, align: "end" }, cell: (info) => formatAmount(info.getValue(), info.row.original.ccy) }),
+  helper.accessor("case_date", { header: label("case_date"), enableSorting: false, meta: { label: label("case_date"), defaultVisible: true, width: 120 }, cell: (info) => formatText(info.getValue()) }),
+  helper.accessor("case_stage", { header: label("case_stage"), enableSorting: false, meta: { label: label("case_stage"), defaultVisible: true, width: 180 }, cell: (info) => <span title={formatText(info.getValue())}>{formatText(info.getValue())}</span> }),
+  helper.accessor("amount", { header: label("amount"), enableSorting: false, meta: { label: label("amount"), defaultVisible: true, width: 150, align: "end" }, cell: (info) => formatAmount(info.getValue(), info.row.original.ccy) }),
+  // "Merchant", not the field's "Merchant id": the cell shows the merchant's name with its id.
   helper.accessor("merchant_id", {
     header: "Merchant",
     meta: { label: "Merchant", sortKey: "MERCHANT_ID", defaultVisible: true, width: 210 },
@@ -41,10 +44,10 @@ const reviewColumns = [
       return <span title={text}>{text}</span>;
     },
   }),
-  helper.accessor("payment_order_nr", { header: "Order number", meta: { label: "Order number", sortKey: "PAYMENT_ORDER_NR", defaultVisible: true, width: 170 }, cell: (info) => formatText(info.getValue()) }),
-  helper.accessor("merchant_decision", { header: "Decision", enableSorting: false, meta: { label: "Merchant decision", defaultVisible: true, width: 150 }, cell: (info) => <DecisionBadge value={info.getValue()} /> }),
+  helper.accessor("payment_order_nr", { header: label("payment_order_nr"), meta: { label: label("payment_order_nr"), sortKey: "PAYMENT_ORDER_NR", defaultVisible: true, width: 170 }, cell: (info) => formatText(info.getValue()) }),
+  helper.accessor("merchant_decision", { header: "Decision", enableSorting: false, meta: { label: label("merchant_decision"), defaultVisible: true, width: 150 }, cell: (info) => <DecisionBadge value={info.getValue()} /> }),
   helper.display({ id: "answer_by", header: "Answer by", meta: { label: "Answer by (days left)", defaultVisible: true, width: 220 }, cell: (info) => <AnswerByCell record={info.row.original} /> }),
-  helper.accessor("acq_ref_nr", { header: "Acquirer ref. number", meta: { label: "Acquirer reference number", sortKey: "ACQ_REF_NR", width: 220 }, cell: (info) => <span className="font-mono text-xs">{formatText(info.getValue())}</span> }),
+  helper.accessor("acq_ref_nr", { header: "Acquirer ref. number", meta: { label: label("acq_ref_nr"), sortKey: "ACQ_REF_NR", width: 220 }, cell: (info) => <span className="font-mono text-xs">{formatText(info.getValue())}</span> }),
 ];
 
 const shown = new Set(reviewColumns.map((c) => columnId(c)));

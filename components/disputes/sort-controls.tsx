@@ -2,16 +2,7 @@
 
 import { useId } from "react";
 import type { RecordKind } from "@/lib/domain/fields";
-import { SORT_KEYS, type SortKey, type SortOrder } from "@/lib/schemas/search";
-
-export const SORT_LABELS: Record<SortKey, string> = {
-  ID: "Import order",
-  SHOP_CODE: "Shop",
-  MERCHANT_ID: "Merchant id",
-  ACQ_REF_NR: "Acquirer reference number",
-  PAYMENT_ORDER_NR: "Order number",
-  FILE_DATE: "File date",
-};
+import { SORT_KEY_LABELS, SORT_KEYS, type SortKey, type SortOrder } from "@/lib/schemas/search";
 
 const SELECT = "h-9 rounded-md border border-slate-300 bg-white px-2 focus:outline-none focus-visible:ring-2 focus-visible:ring-blue-600";
 
@@ -28,7 +19,7 @@ export function SortControls({ kind, sort, dir, onSort, onDir }: { kind: RecordK
         <select id={sortId} value={sort} onChange={(e) => onSort(e.target.value as SortKey)} className={SELECT}>
           {SORT_KEYS[kind].map((key) => (
             <option key={key} value={key}>
-              {SORT_LABELS[key]}
+              {SORT_KEY_LABELS[key]}
             </option>
           ))}
         </select>

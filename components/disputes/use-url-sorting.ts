@@ -36,7 +36,7 @@ export function useUrlSorting(
       const next = typeof updater === "function" ? updater(sorting) : updater;
       const first = next[0];
       const column = first ? columns.find((c) => columnId(c) === first.id) : undefined;
-      const key = column?.meta?.sortKey as SortKey | undefined;
+      const key = column?.meta?.sortKey;
       setSort(key ?? null, key && first?.desc ? "desc" : null);
     },
     [columns, sorting, setSort],

@@ -153,6 +153,16 @@ export const FIELDS_BY_KIND: Record<RecordKind, readonly FieldDef[]> = {
   pre_arbitration: PRE_ARBITRATION_FIELDS,
 };
 
+/**
+ * A field's label, for code that names one field by hand (a grid column, a sort key). An unknown
+ * name throws, so a misspelt field fails where its module loads instead of showing no label.
+ */
+export function fieldLabel(kind: RecordKind, name: string): string {
+  const def = FIELDS_BY_KIND[kind].find((d) => d.name === name);
+  if (!def) throw new Error(`No ${kind} field ${name}`);
+  return def.label;
+}
+
 /** The CSV columns of an import file: every field except those taken from the name, plus shop_code. */
 export function importColumns(kind: RecordKind): string[] {
   return ["shop_code", ...FIELDS_BY_KIND[kind].filter((d) => !("fromFileName" in d && d.fromFileName)).map((d) => d.name)];

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { FIELDS_BY_KIND, type RecordKind } from "@/lib/domain/fields";
+import { fieldLabel, FIELDS_BY_KIND, type RecordKind } from "@/lib/domain/fields";
 
 /**
  * The search requests (docs/api.md, "Request body"), declared once. The same schemas validate requests,
@@ -27,6 +27,19 @@ export const SORT_KEY_COLUMNS = {
   PAYMENT_ORDER_NR: "payment_order_nr",
   FILE_DATE: "file_date",
 } as const satisfies Record<SortKey, string>;
+
+/**
+ * What the dashboard calls each sort key: the label of the field it orders by (the same for both
+ * kinds), or a name of its own for the two keys that order by no record field.
+ */
+export const SORT_KEY_LABELS: Record<SortKey, string> = {
+  ID: "Import order",
+  SHOP_CODE: "Shop",
+  MERCHANT_ID: fieldLabel("chargeback", SORT_KEY_COLUMNS.MERCHANT_ID),
+  ACQ_REF_NR: fieldLabel("chargeback", SORT_KEY_COLUMNS.ACQ_REF_NR),
+  PAYMENT_ORDER_NR: fieldLabel("chargeback", SORT_KEY_COLUMNS.PAYMENT_ORDER_NR),
+  FILE_DATE: fieldLabel("chargeback", SORT_KEY_COLUMNS.FILE_DATE),
+};
 
 /**
  * The sort keys' columns that can hold NULL (a field a file may leave empty: the order number).
