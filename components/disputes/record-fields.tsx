@@ -2,7 +2,7 @@
 
 import type { ReactNode } from "react";
 import { documentsExpectedBy } from "@/lib/domain/deadlines";
-import { CHARGEBACK_FIELDS, PRE_ARBITRATION_FIELDS, type FieldDef, type RecordKind } from "@/lib/domain/fields";
+import { type FieldDef, FIELDS_BY_KIND, type RecordKind } from "@/lib/domain/fields";
 import { cardTypeName, docIndicatorLabel, functionCodeLabel, hasDocuments, revIndicatorLabel, schemeFromCard } from "@/lib/domain/labels";
 import { findReasonCode } from "@/lib/domain/reason-codes";
 import { formatAmount, formatDate, formatText } from "./format";
@@ -33,11 +33,9 @@ export const FIELD_GROUPS: Record<RecordKind, FieldGroup[]> = {
   ],
 };
 
-const FIELDS: Record<RecordKind, readonly FieldDef[]> = { chargeback: CHARGEBACK_FIELDS, pre_arbitration: PRE_ARBITRATION_FIELDS };
-
 /** The groups with every field of the kind placed exactly once. */
 export function groupsFor(kind: RecordKind): { title: string; fields: FieldDef[] }[] {
-  const defs = new Map(FIELDS[kind].map((d) => [d.name, d]));
+  const defs = new Map(FIELDS_BY_KIND[kind].map((d) => [d.name, d]));
   const placed = new Set<string>();
   const groups = FIELD_GROUPS[kind].map((g) => ({
     title: g.title,
@@ -48,7 +46,7 @@ export function groupsFor(kind: RecordKind): { title: string; fields: FieldDef[]
       return [d];
     }),
   }));
-  const rest = FIELDS[kind].filter((d) => !placed.has(d.name));
+  const rest = FIELDS_BY_KIND[kind].filter((d) => !placed.has(d.name));
   return rest.length ? [...groups, { title: "Other fields", fields: rest }] : groups;
 }
 
