@@ -42,9 +42,14 @@ const problem = (description: string, headers?: JsonObject) => ({
 
 const retryAfter = { "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer" } } };
 
-function operation(summary: string, description: string, request: JsonObject, response: JsonObject) {
+/**
+ * One POST operation. Its operationId is what a generated client names the call (searchChargebacks,
+ * ...): stable camelCase, never renamed, since renaming one breaks every client generated before.
+ */
+function operation(operationId: string, summary: string, description: string, request: JsonObject, response: JsonObject) {
   return {
     post: {
+      operationId,
       summary,
       description,
       security: [{ ShopCode: [], Nonce: [], Signature: [] }, { SessionCookie: [] }],
@@ -85,8 +90,9 @@ const EXTENSIONS_TAG = {
   description: "Endpoints this service adds to the seed API of the acquirer's specification (SPEC.md); the seed endpoints are unchanged.",
 };
 
-function summaryOperation(kind: string, request: JsonObject, response: JsonObject) {
+function summaryOperation(operationId: string, kind: string, request: JsonObject, response: JsonObject) {
   const op = operation(
+    operationId,
     `Summarise ${kind}`,
     `Extension of the seed API. Counts and exact sums per currency of the ${kind} that the search with the same filters returns (no paging or sorting), ` +
       "grouped by 0 to 2 dimensions, so that nobody adds up pages. Amounts of different currencies are never added together. " +
@@ -109,8 +115,9 @@ function summaryOperation(kind: string, request: JsonObject, response: JsonObjec
 
 function summaryPaths(schemas: JsonObject) {
   return {
-    "/api/chargeback/summary": summaryOperation("chargebacks", collect(chargebackSummarySchema, "input", schemas), collect(chargebackSummaryResponseSchema, "output", schemas)),
+    "/api/chargeback/summary": summaryOperation("summarizeChargebacks", "chargebacks", collect(chargebackSummarySchema, "input", schemas), collect(chargebackSummaryResponseSchema, "output", schemas)),
     "/api/pre_arbitration/summary": summaryOperation(
+      "summarizePreArbitrations",
       "pre-arbitration cases",
       collect(preArbitrationSummarySchema, "input", schemas),
       collect(preArbitrationSummaryResponseSchema, "output", schemas),
@@ -121,6 +128,7 @@ function summaryPaths(schemas: JsonObject) {
 /** CONTRACT 10, an extension of the seed API (SPEC.md describes the two searches only). */
 function worklistPath(schemas: JsonObject): JsonObject {
   const op = operation(
+    "listWorklist",
     "Worklist: disputes that need an answer, with their status on a date",
     "A dispute is the records (chargebacks and cases) of one shop with the same acq_ref_nr; its current item is its latest case (case_date, then ID), else its latest chargeback (chb_proc_date, then ID). " +
       "It needs an answer when the current item has no merchant_decision, is not a reversal and, for a chargeback, has function code 450, 451, 453 or 454. " +
@@ -138,6 +146,7 @@ function worklistPath(schemas: JsonObject): JsonObject {
 function overviewPath(schemas: JsonObject): JsonObject {
   const parts = Object.entries(OVERVIEW_PARTS).map(([name, part]) => `\`${name}\`: ${part.description.toLowerCase()}, the ${part.kind} summary with group_by ${JSON.stringify(part.group_by)}`);
   const op = operation(
+    "getOverview",
     "Overview of a period",
     "Extension of the seed API. The figures of the dashboard's overview in one answer, read in one snapshot: for the chosen file-date period and the one of the same length just before it, " +
       "within the scope (shop_codes, else the caller's access list), these summaries, each exactly what the summary endpoint answers for the same filters:\n\n" +
@@ -181,10 +190,14 @@ export function openApiDocument(): JsonObject {
         "Read-only searches over the chargeback and pre-arbitration records reported by the acquirer, scoped to the caller's shops.\n\n" +
         "Every request is signed: `X-Shop-Code` names the calling shop, `X-Nonce` is 16 to 128 characters of `A-Z a-z 0-9 . _ ~ : -` and new for every request (a nonce used in the last 24 hours is refused), and `X-Signature` is the lowercase hex SHA-256 of the nonce immediately followed by the shop's password. Signed-in dashboard users use their session cookie instead.\n\n" +
         RULES,
+      // The service is the acquirer's own, offered to its merchants: no open-source licence applies.
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
+    // Relative to the document's own address: each deployment (and a test server) is "this server".
+    servers: [{ url: "/", description: "This server: the host that serves this document" }],
     paths: {
-      "/api/chargeback": operation("Search chargebacks", "Returns a page of chargeback records (SPEC 2.2).", cbRequest, cbPage),
-      "/api/pre_arbitration": operation("Search pre-arbitration cases", "Returns a page of pre-arbitration records (SPEC 2.3).", paRequest, paPage),
+      "/api/chargeback": operation("searchChargebacks", "Search chargebacks", "Returns a page of chargeback records (SPEC 2.2).", cbRequest, cbPage),
+      "/api/pre_arbitration": operation("searchPreArbitrations", "Search pre-arbitration cases", "Returns a page of pre-arbitration records (SPEC 2.3).", paRequest, paPage),
       ...summaryPaths(schemas),
       ...worklistPath(schemas),
       ...overviewPath(schemas),
