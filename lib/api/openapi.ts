@@ -83,7 +83,7 @@ const RULES = [
   "Checks run in this order and the first failure answers: method (405), content type (415), body size (413), authentication (401), rate limit (429), validity (400), scope (403).",
 ].join("\n\n");
 
-// ---- Extensions of the seed API: the summaries (CONTRACT 9) --------------------------------
+// ---- Extensions of the seed API: the summaries (docs/api.md, "Summaries") -----------------
 
 const EXTENSIONS_TAG = {
   name: "Extensions",
@@ -125,7 +125,7 @@ function summaryPaths(schemas: JsonObject) {
   };
 }
 
-/** CONTRACT 10, an extension of the seed API (SPEC.md describes the two searches only). */
+/** The worklist (docs/api.md, "Worklist"), an extension of the seed API (SPEC.md describes the two searches only). */
 function worklistPath(schemas: JsonObject): JsonObject {
   const op = operation(
     "listWorklist",
