@@ -1,7 +1,24 @@
 import type { ReactNode } from "react";
 
 /** A failure is a designed state: what went wrong and a way to try again, never an empty grid. */
-export function ErrorState({ title, detail, reference, onRetry, retrying }: { title: string; detail?: string; reference?: string; onRetry?: () => void; retrying?: boolean }) {
+export function ErrorState({
+  title,
+  detail,
+  reference,
+  onRetry,
+  retrying,
+  retryLabel = "Retry",
+  children,
+}: {
+  title: string;
+  detail?: string;
+  reference?: string;
+  onRetry?: () => void;
+  retrying?: boolean;
+  retryLabel?: string;
+  /** another way on, after the retry button (e.g. a link away from a page that failed) */
+  children?: ReactNode;
+}) {
   return (
     <div role="alert" className="mx-auto max-w-xl rounded-md border border-red-300 bg-red-50 p-4 text-red-900" data-testid="error-state">
       <p className="font-semibold">{title}</p>
@@ -18,9 +35,10 @@ export function ErrorState({ title, detail, reference, onRetry, retrying }: { ti
           disabled={retrying}
           className="mt-3 rounded-md bg-red-800 px-3 py-1.5 text-sm font-medium text-white hover:bg-red-900 focus:outline-none focus-visible:ring-2 focus-visible:ring-red-700 focus-visible:ring-offset-2 disabled:opacity-60"
         >
-          {retrying ? "Retrying…" : "Retry"}
+          {retrying ? "Retrying…" : retryLabel}
         </button>
       ) : null}
+      {children}
     </div>
   );
 }
