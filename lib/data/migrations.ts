@@ -8,7 +8,6 @@ import type { Dialect } from "./dialect";
 import { type Database, RECORD_JSON_TABLES, RECORD_TABLES } from "./schema";
 
 // Kept for lib/data/worklist.ts, which still imports it from here; everyone else imports ./dialect.
-export type { Dialect } from "./dialect";
 
 /**
  * Schema migrations for both backends. Strings compare bytewise everywhere: SQLite's default

@@ -5,7 +5,7 @@ import type { RecordKind } from "@/lib/domain/fields";
 import type { WorklistRequest } from "@/lib/schemas/worklist";
 import { type Db, getDb } from "./db";
 import { EITHER_SCHEME } from "./disputes";
-import type { Dialect } from "./migrations";
+import type { Dialect } from "./dialect";
 import { type ReadResult, type ReadStatement, type Row, VERSION_COLUMN, VERSION_SQL, VERSION_STATEMENT, versioned } from "./read";
 import { visibleShops } from "./queries";
 import { type Database, RECORD_TABLES } from "./schema";
