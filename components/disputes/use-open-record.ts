@@ -3,13 +3,13 @@
 import { useQuery } from "@tanstack/react-query";
 import { type RefObject, useEffect, useRef } from "react";
 import type { DataTableHandle } from "@/components/data-table/data-table";
-import { CHARGEBACK_FIELDS, PRE_ARBITRATION_FIELDS, type RecordKind } from "@/lib/domain/fields";
+import { FIELDS_BY_KIND, type RecordKind } from "@/lib/domain/fields";
 import { recordFingerprint, type RecordKey, serializeRecordKey } from "@/lib/url-state/record-key";
 import { fetchRecords } from "./api";
 import { problemText } from "./problem-text";
 import type { DisputeRecord, DrawerState } from "./types";
 
-const FIELD_NAMES: Record<RecordKind, string[]> = { chargeback: CHARGEBACK_FIELDS.map((d) => d.name), pre_arbitration: PRE_ARBITRATION_FIELDS.map((d) => d.name) };
+const FIELD_NAMES = Object.fromEntries(Object.entries(FIELDS_BY_KIND).map(([kind, fields]) => [kind, fields.map((d) => d.name)])) as Record<RecordKind, string[]>;
 
 /** The stable key of a record, as the URL names it (lib/url-state/record-key.ts). */
 export function recordKeyOf(kind: RecordKind, record: DisputeRecord): string {

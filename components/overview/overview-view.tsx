@@ -26,8 +26,24 @@ import { TopList } from "./top-list";
 export function OverviewView({ shops, first }: { shops: string[]; first?: OverviewAnswer }) {
   const [view, setView] = useQueryStates(overviewParsers, { history: "push" });
   const { today } = useDeadlines();
-  // The parsers only let calendar dates through, and the default period ends today: always defined.
-  const { current, previous } = periods(view, today)!;
+  const period = periods(view, today);
+  const filters = <FilterPanel defs={OVERVIEW_FILTERS} values={view as unknown as Record<string, unknown>} shops={shops} onChange={(patch) => void setView(patch as never)} />;
+  // A period whose previous one would begin before 0001-01-01 has nothing to compare with.
+  if (!period) {
+    return (
+      <div className="space-y-4">
+        {filters}
+        <p role="status" className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950" data-testid="overview-period">
+          The overview compares a period with the one of the same length before it, and no date before 0001-01-01 exists: choose a later start date.
+        </p>
+      </div>
+    );
+  }
+  return <OverviewFigures view={view} period={period} filters={filters} first={first} />;
+}
+
+function OverviewFigures({ view, period, filters, first }: { view: { shops?: string[] | null }; period: NonNullable<ReturnType<typeof periods>>; filters: React.ReactNode; first?: OverviewAnswer }) {
+  const { current, previous } = period;
   const body = { ...(view.shops?.length ? { shop_codes: view.shops } : {}), file_date_from: current.from, file_date_to: current.to };
   // The page's own answer, when it was read for this very request (the URL's period and shops).
   const [initial] = useState(() => (first ? { request: JSON.stringify(first.request), data: JSON.parse(first.json) as Overview, at: Date.now() } : undefined));
@@ -45,7 +61,7 @@ export function OverviewView({ shops, first }: { shops: string[]; first?: Overvi
 
   return (
     <div className="space-y-4">
-      <FilterPanel defs={OVERVIEW_FILTERS} values={view as unknown as Record<string, unknown>} shops={shops} onChange={(patch) => void setView(patch as never)} />
+      {filters}
       <p className="text-sm text-slate-800" data-testid="overview-period">
         File dates {current.from} to {current.to} ({current.days} days), compared with {previous.from} to {previous.to}.
       </p>

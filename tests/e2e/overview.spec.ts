@@ -93,6 +93,15 @@ test.describe("Overview", () => {
     await expect(page.getByTestId("headline-chargebacks")).toContainText(Number(expected.n).toLocaleString("en"));
   });
 
+  test("a period with nothing before it to compare says so, and the filters stay to change it", async ({ page }) => {
+    await signIn(page, USERS.merchant, "/overview?from=0001-01-01&to=0001-01-31");
+    await expect(page.getByTestId("overview-period")).toContainText("no date before 0001-01-01 exists");
+    await page.getByLabel("File date to").fill("0002-01-31");
+    await expect(page.getByTestId("overview-period")).toContainText("no date before 0001-01-01 exists");
+    await page.getByLabel("File date from").fill("0002-01-01");
+    await expect(page.getByTestId("overview-period")).toContainText("File dates 0002-01-01 to 0002-01-31 (31 days), compared with 0001-12-01 to 0001-12-31");
+  });
+
   test("is readable on a phone and when printed", async ({ page }) => {
     await page.setViewportSize({ width: 390, height: 844 });
     await signIn(page, USERS.merchant, `/overview?from=${RANGE.from}&to=${RANGE.to}`);
