@@ -8,6 +8,7 @@ import type { Dialect } from "./dialect";
 import { countFromSummary, coversEveryShop } from "./record-counts";
 import { RECORD_JSON_COLUMN, sqlRecordJson } from "./record-json";
 import { type Database, RECORD_JSON_TABLES, RECORD_TABLES, type RecordTable } from "./schema";
+import { inList } from "./sql";
 
 /**
  * The searches (docs/api.md, "Selection and order"), always inside the caller's scope: the shop list a request may
@@ -92,17 +93,10 @@ export function filtered(kind: RecordKind, selection: Selection, shops: Scope, p
  */
 const matchable = (dialect: Dialect, value: string) => dialect !== "postgres" || !value.includes("\u0000");
 
-/**
- * `term` is one of `values`, with the list as one bound value: a JSON array on SQLite, an array on
- * PostgreSQL. 200 shop codes as 200 parameters cost more to build, pass and parse than the query.
- */
+/** `term` is one of `values` (lib/data/sql.ts); a list none of whose values can match matches nothing (never "no filter"). */
 function oneOf<DB, TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, dialect: Dialect, term: RawBuilder<unknown>, values: readonly string[]): Expression<SqlBool> {
   const usable = values.filter((value) => matchable(dialect, value));
-  // A list none of whose values can match matches nothing (never "no filter").
-  if (usable.length === 0) return eb.lit(false);
-  return dialect === "postgres"
-    ? eb(term, "=", sql`any(${usable}::text[])`)
-    : eb(term, "in", sql`(select value from json_each(${JSON.stringify(usable)}))`);
+  return usable.length === 0 ? eb.lit(false) : inList(dialect, term, usable);
 }
 
 /** The columns `ordered` orders by: the sort key's column, then the id. */

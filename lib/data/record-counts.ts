@@ -2,6 +2,7 @@ import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { RecordKind } from "@/lib/domain/fields";
 import type { Dialect } from "./dialect";
 import type { Database } from "./schema";
+import { listRows } from "./sql";
 
 /**
  * Exact totals without counting rows. `record_counts` holds, per kind, shop and file date, the
@@ -62,17 +63,12 @@ export function countFromSummary(dialect: Dialect, kind: RecordKind, shops: read
   if (shops.length === 0) return sql`select 0 as n`;
   // Without dates: each shop's total, one look-up per shop.
   if (from === undefined && to === undefined) {
-    return sql`select coalesce(sum(n), 0) as n from record_shops where kind = ${kind} and shop_code in ${shopSet(dialect, shops)}`;
+    return sql`select coalesce(sum(n), 0) as n from record_shops where kind = ${kind} and shop_code in ${listRows(dialect, shops)}`;
   }
   const code = sql.ref("s.code");
   const upTo = cumulative(kind, code, "<=", to);
   const before = from === undefined ? sql`0` : cumulative(kind, code, "<", from);
-  return sql`select coalesce(sum(${upTo} - ${before}), 0) as n from ${shopSet(dialect, shops)} as s`;
-}
-
-/** A list of shop codes as one bound value: a set of rows with the column `code`. */
-export function shopSet(dialect: Dialect, shops: readonly string[]): RawBuilder<unknown> {
-  return dialect === "postgres" ? sql`(select unnest(${[...shops]}::text[]) as code)` : sql`(select value as code from json_each(${JSON.stringify(shops)}))`;
+  return sql`select coalesce(sum(${upTo} - ${before}), 0) as n from ${listRows(dialect, shops)} as s`;
 }
 
 /**
@@ -81,5 +77,5 @@ export function shopSet(dialect: Dialect, shops: readonly string[]): RawBuilder<
  * snapshot as the rows it lets through.
  */
 export function coversEveryShop(dialect: Dialect, kind: RecordKind, shops: readonly string[]): RawBuilder<boolean> {
-  return sql<boolean>`not exists (select 1 from record_shops rs where rs.kind = ${kind} and rs.shop_code not in ${shopSet(dialect, shops)})`;
+  return sql<boolean>`not exists (select 1 from record_shops rs where rs.kind = ${kind} and rs.shop_code not in ${listRows(dialect, shops)})`;
 }

@@ -7,9 +7,10 @@ import { getDb } from "./db";
 import type { Dialect } from "./dialect";
 import { filtered, type Selection, visibleShops } from "./queries";
 import type { Row } from "./read";
-import { coversEveryShop, shopSet } from "./record-counts";
+import { coversEveryShop } from "./record-counts";
 import { bytewise, MONEY, pairName, pairPart, recordMoney, storedPair, valueDimensions } from "./record-sums";
 import { type Database, RECORD_TABLES, type RecordTable } from "./schema";
+import { listRows } from "./sql";
 
 /**
  * The summaries (docs/api.md, "Summaries"): counts and exact sums per currency of a selection, grouped by up
@@ -113,7 +114,7 @@ function sumsRows(dialect: Dialect, kind: RecordKind, request: SummaryRequest, p
   // keeping the scope's shops as it goes (on PostgreSQL a hash join; looking up 200 shops x 30
   // days costs 3 times more). PostgreSQL tests such a constant condition once; SQLite would test
   // one with a subquery on every row, so there the choice is a one-row table joined first.
-  const set = shopSet(dialect, shops);
+  const set = listRows(dialect, shops);
   const covers = plan.mayUseAllShops ? coversEveryShop(dialect, kind, shops) : sql`1 = 0`;
   const few = sql`(select count(*) from record_shops where kind = ${kind}) >= ${FEW_SHOPS_FACTOR[dialect] * shops.length}`;
   const sqlite = dialect === "sqlite";

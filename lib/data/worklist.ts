@@ -9,6 +9,7 @@ import type { Dialect } from "./dialect";
 import { type ReadResult, type ReadStatement, type Row, VERSION_COLUMN, VERSION_SQL, VERSION_STATEMENT, versioned } from "./read";
 import { visibleShops } from "./queries";
 import { type Database, RECORD_TABLES } from "./schema";
+import { inList, notInList } from "./sql";
 
 /**
  * The worklist (docs/api.md, "Worklist") from the disputes table (lib/data/disputes.ts), always
@@ -81,9 +82,9 @@ function classesOf(request: WorklistRequest, config: DeadlineConfig): Class[] {
   return out;
 }
 
-/** `column` is one of `shops`, the list as one bound value (see queries.ts). */
+/** `column` is one of `shops`, the list as one bound value (lib/data/sql.ts). */
 function inScope(dialect: Dialect, column: RawBuilder<unknown>, shops: readonly string[]): RawBuilder<unknown> {
-  return dialect === "postgres" ? sql`${column} = any(${[...shops]}::text[])` : sql`${column} in (select value from json_each(${JSON.stringify(shops)}))`;
+  return inList(dialect, column, shops);
 }
 
 const indexedBy = (dialect: Dialect, index: string) => (dialect === "sqlite" ? sql` indexed by ${sql.id(index)}` : sql``);
@@ -98,7 +99,7 @@ const due = (c: Class, from = c.lo) => sql`needs_answer = 1 and stage = ${sql.li
  * statement, so it reads the same snapshot as the counts.
  */
 function countStatement(db: Kysely<Database>, dialect: Dialect, classes: readonly Class[], shops: readonly string[]): CompiledQuery {
-  const notInScope = dialect === "postgres" ? sql`rs.shop_code <> all(${[...shops]}::text[])` : sql`rs.shop_code not in (select value from json_each(${JSON.stringify(shops)}))`;
+  const notInScope = notInList(dialect, sql`rs.shop_code`, shops);
   const everyShop = sql`not exists (select 1 from record_shops rs where ${notInScope})`;
   const arms = classes.map((c, i) => {
     const all = sql`(select coalesce(sum(n), 0) from dispute_counts where stage = ${sql.lit(c.stage)} and scheme = ${sql.lit(c.scheme)} and base_day >= ${c.lo} and base_day <= ${c.hi})`;
@@ -233,9 +234,7 @@ async function itemsOf(read: Db["read"], db: Kysely<Database>, dialect: Dialect,
   const kinds = (Object.keys(ids) as RecordKind[]).filter((kind) => ids[kind].length > 0);
   const byId = (kind: RecordKind) =>
     statement(
-      sql`select * from ${sql.table(RECORD_TABLES[kind])} where ${
-        dialect === "postgres" ? sql`id = any(${ids[kind]}::bigint[])` : sql`id in (select value from json_each(${JSON.stringify(ids[kind])}))`
-      }`.compile(db),
+      sql`select * from ${sql.table(RECORD_TABLES[kind])} where ${inList(dialect, sql`id`, ids[kind], "bigint")}`.compile(db),
     );
   const results = await read(kinds.map(byId));
   const records = new Map<string, Row>();

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Dialect } from "@/lib/data/dialect";
 import type { Database } from "@/lib/data/schema";
+import { notInList } from "@/lib/data/sql";
 
 /**
  * The dispatcher's statements (lib/webhooks/dispatcher.ts): claiming due deliveries with a lease,
@@ -40,7 +41,7 @@ export async function claimDue(db: Kysely<Database>, dialect: Dialect, opts: { n
   if (!due) return [];
   const busy = [...opts.busyEndpoints];
   // The earliest claimable delivery of each endpoint that may be sent to now (rn = 1).
-  const notBusy = dialect === "postgres" ? sql`endpoint_id <> all(${busy}::text[])` : sql`endpoint_id not in (select value from json_each(${JSON.stringify(busy)}))`;
+  const notBusy = notInList(dialect, sql`endpoint_id`, busy);
   const firstOfEach = sql`select id, next_attempt_at, row_number() over (partition by endpoint_id order by next_attempt_at, id) as rn
     from webhook_deliveries
     where state = 'pending' and next_attempt_at <= ${now} and (claimed_until is null or claimed_until < ${now})
