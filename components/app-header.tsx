@@ -3,12 +3,12 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { DueThisWeek } from "@/components/worklist/due-this-week";
+import { KINDS, RECORD_KINDS } from "@/lib/domain/kinds";
 
 const NAV = [
   { href: "/worklist", label: "Needs an answer", badge: true },
   { href: "/overview", label: "Overview" },
-  { href: "/chargebacks", label: "Chargebacks" },
-  { href: "/pre-arbitration", label: "Pre-arbitration" },
+  ...RECORD_KINDS.map((kind) => ({ href: KINDS[kind].pagePath, label: KINDS[kind].navLabel })),
 ];
 
 /** Top bar: where you are, who you are, which shops you see, and the way out. */

@@ -1,6 +1,6 @@
 "use client";
 
-import type { RecordKind } from "@/lib/domain/fields";
+import { KINDS, type RecordKind } from "@/lib/domain/kinds";
 import type { RecordPage } from "./types";
 
 /** A failed API call, with what the problem+json body said. */
@@ -17,11 +17,9 @@ export class ApiProblem extends Error {
   }
 }
 
-const PATHS: Record<RecordKind, string> = { chargeback: "/api/chargeback", pre_arbitration: "/api/pre_arbitration" };
-
 /** One page from the same API external systems use; the session cookie authenticates it. */
 export function fetchRecords<T>(kind: RecordKind, body: Record<string, unknown>, signal?: AbortSignal): Promise<RecordPage<T>> {
-  return postApi<RecordPage<T>>(PATHS[kind], body, signal);
+  return postApi<RecordPage<T>>(KINDS[kind].apiPath, body, signal);
 }
 
 /**

@@ -4,14 +4,14 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useSearchParams } from "next/navigation";
 import { chargebackDeadline, type Deadline, preArbitrationDeadline } from "@/lib/domain/deadlines";
-import type { RecordKind } from "@/lib/domain/fields";
+import { KINDS, type RecordKind } from "@/lib/domain/kinds";
 import { functionCodeInfo, isReversal } from "@/lib/domain/labels";
 import { fetchRecords } from "./api";
 import { deadlineText } from "./badges";
 import { useDeadlines } from "./deadline-context";
 import { formatAmount } from "./format";
 import { problemText, retryTransient } from "./problem-text";
-import { type DisputeRecord, KIND_PATHS } from "./types";
+import type { DisputeRecord } from "./types";
 import { recordKeyOf } from "./use-open-record";
 
 /** One record of a dispute, in the order the dispute went. */
@@ -70,9 +70,9 @@ export function DisputeTimeline({ kind, record }: { kind: RecordKind; record: Re
   const searchParams = useSearchParams();
   // On the grid of the entry's kind the link keeps the view and only opens that record there.
   const hrefOf = (entry: TimelineEntry) => {
-    const params = new URLSearchParams(pathname === KIND_PATHS[entry.kind] ? searchParams.toString() : "");
+    const params = new URLSearchParams(pathname === KINDS[entry.kind].pagePath ? searchParams.toString() : "");
     params.set("open", entry.key);
-    return `${KIND_PATHS[entry.kind]}?${params}`;
+    return `${KINDS[entry.kind].pagePath}?${params}`;
   };
   const arn = String(record.acq_ref_nr ?? "");
   const openKey = recordKeyOf(kind, record as DisputeRecord);

@@ -9,7 +9,7 @@ import { dataTableFeatures, type DataTableFeatures } from "@/components/data-tab
 import { Pagination } from "@/components/data-table/pagination";
 import { useStoredVisibility } from "@/components/data-table/use-stored-visibility";
 import { ViewOptions } from "@/components/data-table/view-options";
-import type { RecordKind } from "@/lib/domain/fields";
+import { KINDS, type RecordKind } from "@/lib/domain/kinds";
 import { SORT_KEY_LABELS, type SortKey, type SortOrder } from "@/lib/schemas/search";
 import { activeFilters, FILTERS, PAGE_SIZES, selectionQuery, toSearchBody, viewParsers } from "@/lib/url-state/dispute-view";
 import { parseRecordKey, type RecordKey } from "@/lib/url-state/record-key";
@@ -22,7 +22,7 @@ import { preArbitrationColumns, preArbitrationDefaultVisibility } from "./pre-ar
 import { retryTransient } from "./problem-text";
 import { RecordDrawer } from "./record-drawer";
 import { SortControls } from "./sort-controls";
-import { type DisputeRecord, type Keyed, KIND_TITLES } from "./types";
+import type { DisputeRecord, Keyed } from "./types";
 import { recordKeyOf, useOpenRecord } from "./use-open-record";
 import { useUrlSorting } from "./use-url-sorting";
 
@@ -106,7 +106,7 @@ export function DisputesView({ kind, shops }: { kind: RecordKind; shops: string[
       </p>
       <DataTable
         table={table}
-        caption={`${KIND_TITLES[kind]}, sorted by ${SORT_KEY_LABELS[sort].toLowerCase()} ${dir === "desc" ? "descending" : "ascending"}`}
+        caption={`${KINDS[kind].title}, sorted by ${SORT_KEY_LABELS[sort].toLowerCase()} ${dir === "desc" ? "descending" : "ascending"}`}
         status={beyondLast ? "empty" : status}
         loadingRows={Math.min(size, 12)}
         statusPanel={
@@ -117,7 +117,7 @@ export function DisputesView({ kind, shops }: { kind: RecordKind; shops: string[
             beyondLast={beyondLast ? { page, lastPage: data!.totalPages, goToLast: () => void setView({ page: data!.totalPages }) } : null}
             filters={filters}
             onClearFilters={() => void setView(clearFilters)}
-            noun={KIND_TITLES[kind].toLowerCase()}
+            noun={KINDS[kind].title.toLowerCase()}
           />
         }
         onOpenRow={(_row, index) => record.openRow(index)}

@@ -1,4 +1,4 @@
-import type { ChargebackFieldName, PreArbitrationFieldName, RecordKind } from "@/lib/domain/fields";
+import type { ChargebackFieldName, PreArbitrationFieldName } from "@/lib/domain/fields";
 
 /** Records as the API returns them (docs/api.md, "Response body"): every field present, null where empty. */
 export type JsonValue = string | number | null;
@@ -26,12 +26,3 @@ export type DrawerState =
 /** A row of the grid: the record plus its stable key (see lib/url-state/record-key.ts). */
 export type Keyed<T> = T & { __key: string };
 
-export const KIND_PATHS: Record<RecordKind, string> = {
-  chargeback: "/chargebacks",
-  pre_arbitration: "/pre-arbitration",
-};
-
-export const KIND_TITLES: Record<RecordKind, string> = {
-  chargeback: "Chargebacks",
-  pre_arbitration: "Pre-arbitration cases",
-};

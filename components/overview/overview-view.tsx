@@ -9,6 +9,7 @@ import { useDeadlines } from "@/components/disputes/deadline-context";
 import { FilterPanel } from "@/components/disputes/filter-panel";
 import { problemText, retryTransient } from "@/components/disputes/problem-text";
 import { monthsOf } from "@/lib/domain/periods";
+import { KINDS } from "@/lib/domain/kinds";
 import { OVERVIEW_FILTERS, overviewParsers, periods } from "@/lib/url-state/overview";
 import { ExcessiveChargebacks } from "./excessive-chargebacks";
 import { Headlines } from "./headlines";
@@ -57,7 +58,7 @@ function OverviewFigures({ view, period, filters, first }: { view: { shops?: str
     initialDataUpdatedAt: matches ? initial.at : undefined,
   });
   const data = answer.data;
-  const gridLink = (extra: Record<string, string>) => `/chargebacks?${new URLSearchParams({ from: current.from, to: current.to, ...(view.shops?.length ? { shops: view.shops.join(",") } : {}), ...extra })}`;
+  const gridLink = (extra: Record<string, string>) => `${KINDS.chargeback.pagePath}?${new URLSearchParams({ from: current.from, to: current.to, ...(view.shops?.length ? { shops: view.shops.join(",") } : {}), ...extra })}`;
 
   return (
     <div className="space-y-4">
@@ -78,7 +79,7 @@ function OverviewFigures({ view, period, filters, first }: { view: { shops?: str
       <ExcessiveChargebacks months={data?.excessive_chargebacks} />
       <p className="text-xs text-slate-600 print:hidden">
         Chargebacks count the chargeback messages of the period that are not reversals; amounts are summed per currency and never added across currencies.{" "}
-        <Link href="/chargebacks" className="underline">
+        <Link href={KINDS.chargeback.pagePath} className="underline">
           Open the chargeback grid
         </Link>
       </p>

@@ -6,7 +6,7 @@ import { deadlineText } from "@/components/disputes/badges";
 import { useDeadlines } from "@/components/disputes/deadline-context";
 import { formatAmount, formatText } from "@/components/disputes/format";
 import { chargebackDeadline, type DisputeStatus, preArbitrationDeadline } from "@/lib/domain/deadlines";
-import type { RecordKind } from "@/lib/domain/fields";
+import { KINDS, type RecordKind } from "@/lib/domain/kinds";
 import { functionCodeShort, isReversal } from "@/lib/domain/labels";
 import { findReasonCode } from "@/lib/domain/reason-codes";
 import { itemGroupLabel } from "@/lib/url-state/worklist";
@@ -56,7 +56,7 @@ function stageOf(row: WorklistRow): string {
 export const worklistColumns = ([
   helper.accessor("answer_by", { header: "Answer by", enableSorting: false, meta: { label: "Answer by", defaultVisible: true, width: 110 }, cell: (info) => <span className="tabular-nums">{info.getValue()}</span> }),
   helper.display({ id: "due", header: "Status", meta: { label: "Status", defaultVisible: true, width: 250 }, cell: (info) => <DueCell row={info.row.original} /> }),
-  helper.accessor("kind", { header: "Kind", enableSorting: false, meta: { label: "Kind", defaultVisible: true, width: 130 }, cell: (info) => (info.getValue() === "chargeback" ? "Chargeback" : "Pre-arbitration") }),
+  helper.accessor("kind", { header: "Kind", enableSorting: false, meta: { label: "Kind", defaultVisible: true, width: 130 }, cell: (info) => KINDS[info.getValue()].singular }),
   helper.display({ id: "stage", header: "Stage", meta: { label: "Stage", defaultVisible: true, width: 200 }, cell: (info) => stageOf(info.row.original) }),
   helper.display({
     id: "acq_ref_nr",

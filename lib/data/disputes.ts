@@ -1,6 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import { type CurrentItem, dayNumber, disputeState } from "@/lib/domain/deadlines";
-import type { RecordKind } from "@/lib/domain/fields";
+import { RECORD_KINDS, type RecordKind } from "@/lib/domain/kinds";
 import type { Dialect } from "./dialect";
 import { type Database, RECORD_TABLES } from "./schema";
 
@@ -61,7 +61,7 @@ export async function refreshDisputes(db: Kysely<Database>, dialect: Dialect, ki
 
 /** Builds the disputes of every record there is (migration 008, for databases that hold records). */
 export async function rebuildDisputes(db: Kysely<Database>, dialect: Dialect): Promise<void> {
-  for (const kind of ["chargeback", "pre_arbitration"] as const) {
+  for (const kind of RECORD_KINDS) {
     const max = await db.selectFrom(RECORD_TABLES[kind]).select((eb) => eb.fn.max("id").as("max")).executeTakeFirst();
     await refreshDisputes(db, dialect, kind, 1, Number(max?.max ?? 0));
   }

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from "kysely";
+import { kindMap, type RecordKind } from "@/lib/domain/kinds";
 
 /** BIGINT columns: the drivers hand back numbers (SQLite) or numbers via our pg type parser. */
 type Int = ColumnType<number, number | bigint, number | bigint>;
@@ -79,7 +80,7 @@ export interface ImportedFileTable {
   id: Generated<number>;
   name: string;
   sha256: string;
-  kind: "chargeback" | "pre_arbitration";
+  kind: RecordKind;
   record_count: Int;
   /** epoch milliseconds */
   imported_at: Int;
@@ -143,7 +144,7 @@ export interface RecordJsonTable {
 }
 
 export interface RecordCountTable {
-  kind: "chargeback" | "pre_arbitration";
+  kind: RecordKind;
   shop_code: string;
   file_date: string;
   n: Int;
@@ -151,7 +152,7 @@ export interface RecordCountTable {
 
 /** All records of a kind and shop (migration 005). */
 export interface RecordShopTable {
-  kind: "chargeback" | "pre_arbitration";
+  kind: RecordKind;
   shop_code: string;
   n: Int;
 }
@@ -164,7 +165,7 @@ export interface DisputeTable {
   shop_code: string;
   acq_ref_nr: string;
   /** the current item: the latest pre-arbitration case, else the latest chargeback */
-  kind: "chargeback" | "pre_arbitration";
+  kind: RecordKind;
   record_id: Int;
   /** 1 when the current item waits for the merchant's answer, else 0 */
   needs_answer: Int;
@@ -186,7 +187,7 @@ export interface DisputeCountTable {
 
 /** Per kind, dimension, grain, shop ("" for all) and period: counts and exact sums per currency (migration 007, record-sums.ts). */
 export interface RecordSumTable {
-  kind: "chargeback" | "pre_arbitration";
+  kind: RecordKind;
   /** "" or a value dimension of docs/api.md, "Summaries" */
   dim: string;
   grain: "day" | "month";
@@ -268,16 +269,9 @@ export interface Database {
   webhook_attempts: WebhookAttemptTable;
 }
 
-export type RecordTable = "chargebacks" | "pre_arbitrations";
-
-/** The table that holds each kind of record. */
-export const RECORD_TABLES = {
-  chargeback: "chargebacks",
-  pre_arbitration: "pre_arbitrations",
-} as const satisfies Record<"chargeback" | "pre_arbitration", RecordTable>;
+/** The table that holds each kind of record (lib/domain/kinds.ts). */
+export const RECORD_TABLES = kindMap("table") satisfies Record<RecordKind, keyof Database>;
+export type RecordTable = (typeof RECORD_TABLES)[RecordKind];
 
 /** PostgreSQL: the table that holds each kind's records' JSON (RecordJsonTable). */
-export const RECORD_JSON_TABLES = {
-  chargeback: `${RECORD_TABLES.chargeback}_json`,
-  pre_arbitration: `${RECORD_TABLES.pre_arbitration}_json`,
-} as const satisfies Record<keyof typeof RECORD_TABLES, keyof Database>;
+export const RECORD_JSON_TABLES = kindMap("jsonTable") satisfies Record<RecordKind, keyof Database>;

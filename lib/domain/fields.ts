@@ -1,3 +1,5 @@
+import type { RecordKind } from "./kinds";
+
 /**
  * The record fields of SPEC.md 2.2 and 2.3, declared once. Import validation, the database
  * columns, the JSON serializer, the CSV export and the detail drawer are all derived from these
@@ -145,8 +147,8 @@ export const PRE_ARBITRATION_DECISIONS = ["accept", "rebuttal"] as const;
 
 export const CHARGEBACK_BANK_ID = "29";
 
-export const RECORD_KINDS = ["chargeback", "pre_arbitration"] as const;
-export type RecordKind = (typeof RECORD_KINDS)[number];
+// The kinds are declared with their names in ./kinds; they are read from here too, beside their fields.
+export { RECORD_KINDS, type RecordKind } from "./kinds";
 
 export const FIELDS_BY_KIND: Record<RecordKind, readonly FieldDef[]> = {
   chargeback: CHARGEBACK_FIELDS,

@@ -1,6 +1,6 @@
 import { createParser, parseAsStringLiteral } from "nuqs/server";
 import { addDays, ANSWERABLE_STATUSES, DISPUTE_STATUSES, type DisputeStatus } from "@/lib/domain/deadlines";
-import { RECORD_KINDS, type RecordKind } from "@/lib/domain/fields";
+import { KINDS, RECORD_KINDS } from "@/lib/domain/kinds";
 import { LIMITS } from "@/lib/schemas/search";
 import { activeFiltersOf, type FilterDef } from "./dispute-view";
 import { parseAsCalendarDate, parseAsIdentifierList, parseAsIntegerIn } from "./parsers";
@@ -40,10 +40,7 @@ export function itemGroupLabel(status: DisputeStatus, daysLeft: number): { key: 
   return { key: group.key, label: group.label };
 }
 
-const KIND_OPTIONS = [
-  { value: "chargeback", label: "Chargebacks" },
-  { value: "pre_arbitration", label: "Pre-arbitration cases" },
-] as const satisfies readonly { value: RecordKind; label: string }[];
+const KIND_OPTIONS = RECORD_KINDS.map((kind) => ({ value: kind, label: KINDS[kind].title }));
 
 const STATUS_OPTIONS = [
   { value: "due", label: "Due" },

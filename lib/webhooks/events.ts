@@ -2,14 +2,14 @@ import crypto from "node:crypto";
 import type { Kysely } from "kysely";
 import { parseAccessList } from "@/lib/auth/access";
 import type { Database } from "@/lib/data/schema";
-import type { RecordKind } from "@/lib/domain/fields";
+import { kindMap, type RecordKind } from "@/lib/domain/kinds";
 
 /**
  * The events of a committed file (docs/api.md, "Webhooks"), written by the import inside the file's own
  * transaction: a refused or killed import leaves none, a committed file always has them.
  */
 
-export const EVENT_TYPES = { chargeback: "chargebacks.imported", pre_arbitration: "pre_arbitrations.imported" } as const satisfies Record<RecordKind, string>;
+export const EVENT_TYPES = kindMap("eventType");
 
 export interface WebhookEvent {
   id: string;

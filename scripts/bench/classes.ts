@@ -2,7 +2,7 @@
  * The request classes the benchmark measures (docs/performance.md), for both endpoints. Pre-arbitration has no FILE_DATE sort key:
  * where the chargeback class sorts by FILE_DATE, its pre-arbitration twin sorts by ID.
  */
-import type { RecordKind } from "@/lib/domain/fields";
+import { KINDS as KIND_NAMES, RECORD_KINDS, type RecordKind } from "@/lib/domain/kinds";
 import type { SortKey, SortOrder } from "@/lib/schemas/search";
 import type { Credential } from "./http";
 import type { Selection } from "./sql";
@@ -38,9 +38,9 @@ export interface ClassContext {
   end: string;
 }
 
-export const KINDS: readonly RecordKind[] = ["chargeback", "pre_arbitration"];
+export const KINDS = RECORD_KINDS;
 
-export const apiPath = (kind: RecordKind) => `/api/${kind}`;
+export const apiPath = (kind: RecordKind) => KIND_NAMES[kind].apiPath;
 
 export function benchClasses(ctx: ClassContext): BenchClass[] {
   const out: BenchClass[] = [];

@@ -2,7 +2,8 @@ import { csvResponse, exportSession, guardedText } from "@/lib/api/csv-export";
 import { ApiError } from "@/lib/api/problem";
 import { errorResponse } from "@/lib/api/route";
 import { iterateRecords } from "@/lib/data/queries";
-import { FIELDS_BY_KIND, type FieldDef, isTextKind, type RecordKind } from "@/lib/domain/fields";
+import { FIELDS_BY_KIND, type FieldDef, isTextKind } from "@/lib/domain/fields";
+import { KINDS, kindOf, RECORD_KINDS } from "@/lib/domain/kinds";
 import { formatMinor } from "@/lib/domain/money";
 import { parseExportQuery } from "@/lib/url-state/export-query";
 
@@ -17,7 +18,6 @@ import { parseExportQuery } from "@/lib/url-state/export-query";
 
 export const dynamic = "force-dynamic";
 
-const KINDS: Record<string, RecordKind> = { chargeback: "chargeback", pre_arbitration: "pre_arbitration" };
 const BATCH = 1000;
 
 /** Text fields (by their kind, lib/domain/fields.ts) are formula-guarded; amounts exact from minor units. */
@@ -34,10 +34,8 @@ async function* lines(fields: readonly FieldDef[], batches: AsyncGenerator<Recor
 
 export async function GET(request: Request, { params }: { params: Promise<{ kind: string }> }): Promise<Response> {
   try {
-    // Own keys only: "__proto__" or "constructor" must not pass for a kind.
-    const name = (await params).kind;
-    const kind = Object.hasOwn(KINDS, name) ? KINDS[name] : undefined;
-    if (!kind) throw new ApiError(400, "export kind must be chargeback, pre_arbitration or worklist");
+    const kind = kindOf((await params).kind);
+    if (!kind) throw new ApiError(400, `export kind must be ${RECORD_KINDS.join(", ")} or worklist`);
     const session = await exportSession(request);
     const parsed = parseExportQuery(kind, new URL(request.url).searchParams);
     if (!parsed.ok) throw new ApiError(400, "the export parameters are not valid", { errors: parsed.errors });
@@ -46,7 +44,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ kind
     const outside = (selection.shop_codes ?? []).filter((code) => !session.access.includes(code));
     if (outside.length) throw new ApiError(403, `shops outside your access list: ${outside.join(", ")}`);
     const fields = FIELDS_BY_KIND[kind];
-    return await csvResponse(kind === "chargeback" ? "chargebacks" : "pre-arbitration", ["shop_code", ...fields.map((d) => d.name)], lines(fields, iterateRecords(kind, selection, session.access, BATCH)));
+    return await csvResponse(KINDS[kind].exportName, ["shop_code", ...fields.map((d) => d.name)], lines(fields, iterateRecords(kind, selection, session.access, BATCH)));
   } catch (err) {
     return errorResponse(err);
   }
