@@ -63,3 +63,12 @@ export function problemResponse(err: ApiError): Response {
 export function asApiError(err: unknown): unknown {
   return err instanceof AuthError ? new ApiError(err.status, err.detail, err.extra) : err;
 }
+
+/**
+ * The scope rule (docs/api.md, "Scope") as every route applies it: naming a shop outside the
+ * caller's access list is a 403 that names those shops; without shop_codes the scope is the list.
+ */
+export function requireInScope(shopCodes: readonly string[] | null | undefined, access: readonly string[]): void {
+  const outside = (shopCodes ?? []).filter((code) => !access.includes(code));
+  if (outside.length > 0) throw new ApiError(403, `shop_codes names shops outside your access list: ${outside.join(", ")}`);
+}

@@ -5,7 +5,7 @@ import type { RecordKind } from "@/lib/domain/fields";
 import { authenticate, type Caller } from "@/lib/auth/request-auth";
 import { currentRequest, errorFields, log, notePrincipal } from "@/lib/log";
 import { type FieldError, parseSearchRequest } from "@/lib/schemas/search";
-import { ApiError, asApiError, problemResponse } from "./problem";
+import { ApiError, asApiError, problemResponse, requireInScope } from "./problem";
 import { failedAuthWait, noteFailedAuth, rateLimitWait } from "./rate-limit";
 import { checkContentType, parseJsonBody, readBodyText } from "./read-body";
 import { envelopeJson } from "./serialize";
@@ -37,8 +37,7 @@ export function postRoute<T>(endpoint: PostEndpoint<T>) {
       }
       const parsed = endpoint.parse(parseJsonBody(text));
       if (!parsed.ok) throw new ApiError(400, "the request body breaks the rules of this endpoint", { errors: parsed.errors });
-      const outside = (endpoint.shopCodes(parsed.request) ?? []).filter((code) => !caller.access.includes(code));
-      if (outside.length > 0) throw new ApiError(403, `shop_codes names shops outside your access list: ${outside.join(", ")}`);
+      requireInScope(endpoint.shopCodes(parsed.request), caller.access);
       return await endpoint.answer(parsed.request, caller);
     } catch (err) {
       return errorResponse(err);

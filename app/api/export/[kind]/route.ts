@@ -1,5 +1,5 @@
 import { csvResponse, exportSession, guardedText } from "@/lib/api/csv-export";
-import { ApiError } from "@/lib/api/problem";
+import { ApiError, requireInScope } from "@/lib/api/problem";
 import { errorResponse } from "@/lib/api/route";
 import { iterateRecords } from "@/lib/data/queries";
 import { FIELDS_BY_KIND, type FieldDef, isTextKind } from "@/lib/domain/fields";
@@ -41,8 +41,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ kind
     if (!parsed.ok) throw new ApiError(400, "the export parameters are not valid", { errors: parsed.errors });
     // page and per_page are never set by an export query; the iterator ignores them anyway.
     const selection = parsed.request;
-    const outside = (selection.shop_codes ?? []).filter((code) => !session.access.includes(code));
-    if (outside.length) throw new ApiError(403, `shops outside your access list: ${outside.join(", ")}`);
+    requireInScope(selection.shop_codes, session.access);
     const fields = FIELDS_BY_KIND[kind];
     return await csvResponse(KINDS[kind].exportName, ["shop_code", ...fields.map((d) => d.name)], lines(fields, iterateRecords(kind, selection, session.access, BATCH)));
   } catch (err) {

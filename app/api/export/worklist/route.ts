@@ -1,5 +1,5 @@
 import { csvResponse, exportSession, guardedText } from "@/lib/api/csv-export";
-import { ApiError } from "@/lib/api/problem";
+import { ApiError, requireInScope } from "@/lib/api/problem";
 import { errorResponse } from "@/lib/api/route";
 import { type WorklistItem, worklistPage } from "@/lib/data/worklist";
 import { chargebackDeadline, type DeadlineConfig, deadlineConfigFromEnv, preArbitrationDeadline } from "@/lib/domain/deadlines";
@@ -67,8 +67,7 @@ export async function GET(request: Request): Promise<Response> {
     const body = toWorklistBody(view, "", { group: null, paging: false });
     const parsed = parseWorklistRequest({ ...body, as_of: asOf ?? null });
     if (!parsed.ok) throw new ApiError(400, "the export parameters are not valid", { errors: renameFields(parsed.errors, WORKLIST_FILTERS) });
-    const outside = (parsed.request.shop_codes ?? []).filter((code) => !session.access.includes(code));
-    if (outside.length) throw new ApiError(403, `shops outside your access list: ${outside.join(", ")}`);
+    requireInScope(parsed.request.shop_codes, session.access);
     return await csvResponse("worklist", HEADER, pages(parsed.request, session.access));
   } catch (err) {
     return errorResponse(err);
