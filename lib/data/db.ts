@@ -119,7 +119,7 @@ export async function analyze(db: Db): Promise<void> {
     // The records' database only: the attached state database is the server's to write.
     await sql`analyze main`.execute(db.db);
   } else {
-    // VACUUM also marks the new pages all-visible, which index-only scans need (queries.ts).
+    // VACUUM also marks the new pages all-visible, which index-only scans need (pages-postgres.ts).
     await sql`vacuum (analyze) chargebacks, pre_arbitrations, record_counts, record_sums, disputes, dispute_counts`.execute(db.db);
   }
 }

@@ -3,7 +3,7 @@ import { ECP_FLOORS, monthsOf, periods } from "@/lib/domain/periods";
 import { ECP_GROUP_BY, OVERVIEW_PARTS, type OverviewPartName, type OverviewRequest } from "@/lib/schemas/overview";
 import type { SummaryRequest } from "@/lib/schemas/summary";
 import { getDb } from "./db";
-import { visibleShops } from "./queries";
+import { visibleShops } from "./selection";
 import type { Row } from "./read";
 import { summaryQuery, writeSummary } from "./summary";
 

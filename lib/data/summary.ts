@@ -5,7 +5,7 @@ import { formatMinor } from "@/lib/domain/money";
 import { type DimensionName, dimensionOf, MAX_GROUPS, type SummaryRequest } from "@/lib/schemas/summary";
 import { getDb } from "./db";
 import type { Dialect } from "./dialect";
-import { filtered, type Selection, visibleShops } from "./queries";
+import { filtered, type Selection, visibleShops } from "./selection";
 import type { Row } from "./read";
 import { coversEveryShop } from "./record-counts";
 import { bytewise, MONEY, pairName, pairPart, recordMoney, storedPair, valueDimensions } from "./record-sums";
@@ -17,7 +17,7 @@ import { listRows } from "./sql";
  * to two dimensions, inside the caller's scope, aggregated by the database (GROUP BY). A request
  * that filters only by scope and file dates, and groups by at most one value dimension (or a
  * stored pair of them) besides the file date and the shop, is answered from record_sums (record-sums.ts); any other from the
- * records, with the search's own filter (queries.ts), so both count the same records.
+ * records, with the search's own filter (selection.ts), so both count the same records.
  */
 
 export type SummaryResult = { ok: true; json: string } | { ok: false; reason: "too many groups" };

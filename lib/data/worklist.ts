@@ -7,7 +7,7 @@ import { type Db, getDb } from "./db";
 import { EITHER_SCHEME } from "./disputes";
 import type { Dialect } from "./dialect";
 import { type ReadResult, type ReadStatement, type Row, VERSION_COLUMN, VERSION_SQL, VERSION_STATEMENT, versioned } from "./read";
-import { visibleShops } from "./queries";
+import { visibleShops } from "./selection";
 import { type Database, RECORD_TABLES } from "./schema";
 import { inList, notInList } from "./sql";
 

@@ -172,7 +172,7 @@ describe.each(backends)("exact totals from running counts on $name", (backend) =
 
   it("pages in id order found by arithmetic over gapless ids equal the pages found by walking", async () => {
     // Unfiltered, in id order, with a scope that holds every shop: a page is a range of ids once
-    // the data version's ids are known to have no gaps (queries.ts: scopedPage on PostgreSQL,
+    // the data version's ids are known to have no gaps (pages-postgres.ts: scopedPage on PostgreSQL,
     // sqlitePage on SQLite). The same pages with a file-date bound that excludes nothing are found
     // by walking the index.
     const page = async (kind: RecordKind, body: Record<string, unknown>) => {
@@ -204,7 +204,7 @@ describe.each(backends)("exact totals from running counts on $name", (backend) =
   it("never shows a shop that arrived after the scope was found to hold every shop", async () => {
     // The credential's access list holds every shop with records: on PostgreSQL the page
     // statements then leave the scope test out, right only at the data version where that was
-    // counted (lib/data/queries.ts scopedPage). Read twice so that the fact is remembered.
+    // counted (lib/data/pages-postgres.ts scopedPage). Read twice so that the fact is remembered.
     const read = async (body: Record<string, unknown>) => {
       const res = await fetch(`${server.url}/api/chargeback`, {
         method: "POST",

@@ -3,7 +3,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/lib/data/db";
 import { sqlRecordJson } from "@/lib/data/record-json";
-import { searchRecords } from "@/lib/data/queries";
+import { searchRecords } from "@/lib/data/search";
 import { RECORD_TABLES } from "@/lib/data/schema";
 import { generateDemoFiles } from "@/lib/demo/generate";
 import type { RecordKind } from "@/lib/domain/fields";

@@ -47,6 +47,6 @@ describe("architecture", () => {
     expect(result.summary.totalCruised).toBeGreaterThan(100);
     const dependenciesOf = (source: string) => result.modules.find((m) => m.source === source)?.dependencies ?? [];
     expect(dependenciesOf("lib/api/route.ts").map((d) => d.resolved)).toContain("lib/data/db.ts");
-    expect(dependenciesOf("lib/data/queries.ts").find((d) => d.resolved === "lib/domain/fields.ts")?.dependencyTypes).toContain("type-only");
+    expect(dependenciesOf("lib/data/selection.ts").find((d) => d.resolved === "lib/domain/fields.ts")?.dependencyTypes).toContain("type-only");
   });
 });
