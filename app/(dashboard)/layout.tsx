@@ -1,5 +1,5 @@
 import { AppHeader } from "@/components/app-header";
-import { DeadlineProvider } from "@/components/disputes/deadline-context";
+import { DeadlineProvider } from "@/components/shared/deadline-context";
 import { Providers } from "@/components/providers";
 import { requireUser } from "@/lib/auth/current-user";
 import { deadlineConfigFromEnv } from "@/lib/domain/deadlines";

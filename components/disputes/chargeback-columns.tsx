@@ -7,9 +7,9 @@ import { findReasonCode } from "@/lib/domain/reason-codes";
 import { sortKeyOfField } from "@/lib/schemas/search";
 import { dataColumnHelper } from "@/components/data-table/features";
 import { DeadlineBadge, DecisionBadge, DocumentsBadge, ReversalBadge } from "./badges";
-import { useDeadlines } from "./deadline-context";
+import { useDeadlines } from "@/components/shared/deadline-context";
 import { columnId, defaultVisibility, plainFieldColumn } from "./field-columns";
-import { formatAmount, formatText } from "./format";
+import { formatAmount, formatText } from "@/components/shared/format";
 import type { ChargebackRecord, Keyed } from "./types";
 
 type Row = Keyed<ChargebackRecord>;

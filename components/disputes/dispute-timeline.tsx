@@ -6,11 +6,11 @@ import { usePathname, useSearchParams } from "next/navigation";
 import { chargebackDeadline, type Deadline, preArbitrationDeadline } from "@/lib/domain/deadlines";
 import { KINDS, type RecordKind } from "@/lib/domain/kinds";
 import { functionCodeInfo, isReversal } from "@/lib/domain/labels";
-import { fetchRecords } from "./api";
+import { fetchRecords } from "@/components/shared/api";
 import { deadlineText } from "./badges";
-import { useDeadlines } from "./deadline-context";
-import { formatAmount } from "./format";
-import { problemText, retryTransient } from "./problem-text";
+import { useDeadlines } from "@/components/shared/deadline-context";
+import { formatAmount } from "@/components/shared/format";
+import { problemText, retryTransient } from "@/components/shared/problem-text";
 import type { DisputeRecord } from "./types";
 import { recordKeyOf } from "./use-open-record";
 

@@ -4,7 +4,7 @@ import type { ColumnDef, ColumnVisibilityState, RowData } from "@tanstack/react-
 import type { DataColumnMeta, DataTableFeatures } from "@/components/data-table/features";
 import type { FieldDef } from "@/lib/domain/fields";
 import type { SortKey } from "@/lib/schemas/search";
-import { formatAmount, formatDate, formatText } from "./format";
+import { formatAmount, formatDate, formatText } from "@/components/shared/format";
 
 /**
  * Columns for the fields that need no special rendering, derived from the field definitions so

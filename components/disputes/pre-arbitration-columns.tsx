@@ -6,9 +6,9 @@ import { cardTypeName, schemeFromCard } from "@/lib/domain/labels";
 import { sortKeyOfField } from "@/lib/schemas/search";
 import { dataColumnHelper } from "@/components/data-table/features";
 import { DeadlineBadge, DecisionBadge } from "./badges";
-import { useDeadlines } from "./deadline-context";
+import { useDeadlines } from "@/components/shared/deadline-context";
 import { columnId, defaultVisibility, plainFieldColumn } from "./field-columns";
-import { formatAmount, formatText } from "./format";
+import { formatAmount, formatText } from "@/components/shared/format";
 import type { Keyed, PreArbitrationRecord } from "./types";
 
 type Row = Keyed<PreArbitrationRecord>;

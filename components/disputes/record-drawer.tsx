@@ -9,8 +9,8 @@ import { reasonCodeLabel } from "@/lib/domain/reason-codes";
 import { deadlineText } from "./badges";
 import { CopyButton } from "./copy-button";
 import { DisputeTimeline } from "./dispute-timeline";
-import { useDeadlines } from "./deadline-context";
-import { formatAmount } from "./format";
+import { useDeadlines } from "@/components/shared/deadline-context";
+import { formatAmount } from "@/components/shared/format";
 import { COPYABLE, fieldValue, groupsFor } from "./record-fields";
 import type { DrawerState } from "./types";
 

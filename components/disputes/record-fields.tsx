@@ -5,7 +5,7 @@ import { documentsExpectedBy } from "@/lib/domain/deadlines";
 import { type FieldDef, FIELDS_BY_KIND, type RecordKind } from "@/lib/domain/fields";
 import { cardTypeName, docIndicatorLabel, functionCodeLabel, hasDocuments, revIndicatorLabel, schemeFromCard } from "@/lib/domain/labels";
 import { findReasonCode } from "@/lib/domain/reason-codes";
-import { formatAmount, formatDate, formatText } from "./format";
+import { formatAmount, formatDate, formatText } from "@/components/shared/format";
 
 /**
  * How the drawer groups a record's fields (transaction, chargeback / case, reversal, merchant,

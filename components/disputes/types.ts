@@ -6,12 +6,6 @@ export type ChargebackRecord = { [K in ChargebackFieldName]: JsonValue };
 export type PreArbitrationRecord = { [K in PreArbitrationFieldName]: JsonValue };
 export type DisputeRecord = ChargebackRecord | PreArbitrationRecord;
 
-export interface RecordPage<T> {
-  content: T[];
-  totalPages: number;
-  totalElements: number;
-}
-
 /**
  * What the record drawer shows. Here rather than in record-drawer.tsx: use-open-record.ts makes it,
  * and the drawer imports (through the timeline) use-open-record.ts, so the drawer cannot be its home.

@@ -5,8 +5,8 @@ import { type RefObject, useEffect, useRef } from "react";
 import type { DataTableHandle } from "@/components/data-table/data-table";
 import { FIELDS_BY_KIND, type RecordKind } from "@/lib/domain/fields";
 import { recordFingerprint, type RecordKey, serializeRecordKey } from "@/lib/url-state/record-key";
-import { fetchRecords } from "./api";
-import { problemText } from "./problem-text";
+import { fetchRecords } from "@/components/shared/api";
+import { problemText } from "@/components/shared/problem-text";
 import type { DisputeRecord, DrawerState } from "./types";
 
 const FIELD_NAMES = Object.fromEntries(Object.entries(FIELDS_BY_KIND).map(([kind, fields]) => [kind, fields.map((d) => d.name)])) as Record<RecordKind, string[]>;

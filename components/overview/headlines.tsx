@@ -1,4 +1,4 @@
-import { formatAmount } from "@/components/disputes/format";
+import { formatAmount } from "@/components/shared/format";
 import type { ChargebackGroup, PreArbitrationGroup, Summary } from "./overview-api";
 import { nf, pct } from "./palette";
 

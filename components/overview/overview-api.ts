@@ -1,7 +1,7 @@
 "use client";
 
 import type { z } from "zod";
-import { postApi } from "@/components/disputes/api";
+import { postApi } from "@/components/shared/api";
 import type { ecpMonthSchema, OVERVIEW_PARTS, OverviewPartName, OverviewRequest, overviewResponseSchema } from "@/lib/schemas/overview";
 import type { chargebackSummaryGroupSchema, chargebackSummaryResponseSchema, preArbitrationSummaryGroupSchema } from "@/lib/schemas/summary";
 

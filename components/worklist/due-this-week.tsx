@@ -1,8 +1,8 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useDeadlines } from "@/components/disputes/deadline-context";
-import { retryTransient } from "@/components/disputes/problem-text";
+import { useDeadlines } from "@/components/shared/deadline-context";
+import { retryTransient } from "@/components/shared/problem-text";
 import { addDays, ANSWERABLE_STATUSES } from "@/lib/domain/deadlines";
 import { fetchWorklist } from "./worklist-view";
 

@@ -3,8 +3,8 @@
 import type { ColumnDef } from "@tanstack/react-table";
 import { dataColumnHelper, type DataTableFeatures } from "@/components/data-table/features";
 import { deadlineText } from "@/components/disputes/badges";
-import { useDeadlines } from "@/components/disputes/deadline-context";
-import { formatAmount, formatText } from "@/components/disputes/format";
+import { useDeadlines } from "@/components/shared/deadline-context";
+import { formatAmount, formatText } from "@/components/shared/format";
 import { chargebackDeadline, type DisputeStatus, preArbitrationDeadline } from "@/lib/domain/deadlines";
 import { KINDS, type RecordKind } from "@/lib/domain/kinds";
 import { functionCodeShort, isReversal } from "@/lib/domain/labels";

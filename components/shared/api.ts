@@ -1,7 +1,6 @@
 "use client";
 
 import { KINDS, type RecordKind } from "@/lib/domain/kinds";
-import type { RecordPage } from "./types";
 
 /** A failed API call, with what the problem+json body said. */
 export class ApiProblem extends Error {
@@ -15,6 +14,13 @@ export class ApiProblem extends Error {
     super(detail ?? title);
     this.name = "ApiProblem";
   }
+}
+
+/** The page envelope of the searches and the worklist (docs/api.md, "Response body"). */
+export interface RecordPage<T> {
+  content: T[];
+  totalPages: number;
+  totalElements: number;
 }
 
 /** One page from the same API external systems use; the session cookie authenticates it. */
