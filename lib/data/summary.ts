@@ -1,5 +1,6 @@
 import "server-only";
 import { type CompiledQuery, type Kysely, type RawBuilder, type SelectQueryBuilder, sql } from "kysely";
+import { lastDayOfMonth, shiftMonth } from "@/lib/domain/calendar";
 import type { RecordKind } from "@/lib/domain/fields";
 import { formatMinor } from "@/lib/domain/money";
 import { type DimensionName, dimensionOf, MAX_GROUPS, type SummaryRequest } from "@/lib/schemas/summary";
@@ -58,33 +59,15 @@ function sumsPlan(kind: RecordKind, request: SummaryRequest): SumsPlan | undefin
   };
 }
 
-const pad = (n: number, width: number) => String(n).padStart(width, "0");
-
-/** The last day of a month "YYYY-MM" as "YYYY-MM-DD". */
-function lastDay(month: string): string {
-  const [y, m] = month.split("-").map(Number);
-  const date = new Date(0);
-  date.setUTCFullYear(y, m, 0);
-  return `${month}-${pad(date.getUTCDate(), 2)}`;
-}
-
-/** The month after (+1) or before (-1) "YYYY-MM"; undefined outside the years 0001 to 9999. */
-function shiftMonth(month: string, by: 1 | -1): string | undefined {
-  const [y, m] = month.split("-").map(Number);
-  const index = y * 12 + (m - 1) + by;
-  const year = Math.floor(index / 12);
-  return year < 1 || year > 9999 ? undefined : `${pad(year, 4)}-${pad((index % 12) + 1, 2)}`;
-}
-
 /** [from, to] as its whole months plus the days at either end (each bound optional). */
 export function monthsAndDays(from?: string, to?: string): Piece[] {
   const firstMonth = from === undefined ? undefined : from.endsWith("-01") ? from.slice(0, 7) : shiftMonth(from.slice(0, 7), 1);
-  const lastMonth = to === undefined ? undefined : to === lastDay(to.slice(0, 7)) ? to.slice(0, 7) : shiftMonth(to.slice(0, 7), -1);
+  const lastMonth = to === undefined ? undefined : to === lastDayOfMonth(to.slice(0, 7)) ? to.slice(0, 7) : shiftMonth(to.slice(0, 7), -1);
   const noWholeMonth = (from !== undefined && firstMonth === undefined) || (to !== undefined && lastMonth === undefined) || (firstMonth !== undefined && lastMonth !== undefined && firstMonth > lastMonth);
   if (noWholeMonth) return [{ grain: "day", from, to }];
   const pieces: Piece[] = [{ grain: "month", from: firstMonth, to: lastMonth }];
-  if (from !== undefined && !from.endsWith("-01")) pieces.push({ grain: "day", from, to: lastDay(from.slice(0, 7)) });
-  if (to !== undefined && to !== lastDay(to.slice(0, 7))) pieces.push({ grain: "day", from: `${to.slice(0, 7)}-01`, to });
+  if (from !== undefined && !from.endsWith("-01")) pieces.push({ grain: "day", from, to: lastDayOfMonth(from.slice(0, 7)) });
+  if (to !== undefined && to !== lastDayOfMonth(to.slice(0, 7))) pieces.push({ grain: "day", from: `${to.slice(0, 7)}-01`, to });
   return pieces;
 }
 
