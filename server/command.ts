@@ -9,17 +9,13 @@ export const SERVER_BUNDLE = path.resolve(path.dirname(fileURLToPath(import.meta
  * Node's flags for the production server, also written in package.json's `start` script (a test
  * keeps the two equal).
  *
- * - A young generation of 8 MB semi-spaces instead of Node's 16: the server's peak RSS under the
- *   one-million-record benchmark fell from 478 MB to 395 MB, its throughput within the runs'
- *   noise (1000-row pages 81.5 -> 79.3 req/s, the default page 714 -> 681 while the 401 floor went
- *   924 -> 876).
+ * - A young generation of 8 MB semi-spaces instead of Node's 16: a lower peak RSS for the same
+ *   throughput.
  * - The old generation may grow to three times what the last full collection kept before the
- *   next one (V8 otherwise lets it grow up to four times while collecting is cheap): under load the
- *   main thread keeps about 45 MB alive but let its heap reach 180 MB between collections. In the
- *   one-million-record benchmark on SQLite (three full runs this session, without / twice / three
- *   times): server peak RSS 401 / 286 / 359 MB; one shop + 30 days 0.77 / 0.64 / 0.71 of the 401
- *   path, the other classes of up to 100 records 0.75-0.89 / 0.72-0.86 / 0.79-0.96. Twice cost
- *   too much throughput; three times keeps the peak well under 400 MB.
+ *   next one (V8 otherwise lets it grow up to four times while collecting is cheap): the peak stays
+ *   well under 400 MB; twice cost too much throughput.
+ *
+ * The measurements: docs/performance.md, "Why the server and the JSON writers are set as they are".
  */
 export const SERVER_NODE_FLAGS = ["--max-semi-space-size=8", "--heap-growing-percent=200"];
 

@@ -48,16 +48,15 @@ function plan(fields: readonly FieldDef[]): FieldPlan[] {
 
 /**
  * The same JSON as `recordJson`, written by the database itself: one SQL expression per kind and
- * backend whose value is a record's JSON text. A 1000-record page then crosses from the database
- * to JavaScript as 1,000 strings instead of 43,000 values (SQLite, a 1000-record page: 14.1 ->
- * 8.9 ms, bytes equal). Each backend's SQL is the writer above in its terms; a property test
- * holds them equal on the real schema of both backends.
+ * backend whose value is a record's JSON text, so a 1000-record page crosses from the database
+ * to JavaScript as 1,000 strings instead of 43,000 values. Each backend's SQL is the writer above
+ * in its terms; a property test holds them equal on the real schema of both backends.
  *
  * SQLite: one printf of the fields, each written as text. PostgreSQL: row_to_json of a row whose
  * columns are the fields, each of the type whose JSON is the writer's (text quoted, integers as
  * they are, amounts as numeric with two decimals, the document indicator as json): one pass in C
- * per record, which plans and runs in less time than concatenating 43 texts (measured: 100 records
- * 1.45 -> 1.2 ms, a 10-record page's planning 0.22 -> 0.16 ms).
+ * per record, which plans and runs in less time than concatenating 43 texts (docs/performance.md,
+ * "Why the server and the JSON writers are set as they are").
  */
 function sqliteWriterOf(def: FieldDef): string {
   const c = `"${def.name}"`;
@@ -81,8 +80,7 @@ function postgresValueOf(def: FieldDef): string {
   switch (def.kind) {
     case "amount":
       // numeric is exact: minor units times 0.01 (a numeric of scale 2, so always two decimals)
-      // is the amount, never a float; cheaper than dividing and rounding (a 1000-record page's
-      // JSON 13.1 -> 11.6 ms in the database).
+      // is the amount, never a float, and cheaper than dividing and rounding.
       return `(${c} * 0.01)`;
     case "integer":
       return c;
@@ -115,9 +113,8 @@ export const RECORD_JSON_COLUMN = "record_json";
 
 /**
  * The JSON array of records whose texts the database wrote (`sqlRecordJson`), as UTF-8 bytes
- * written straight from the texts: no joined string of the page (1.5 MB for 1000 records) to
- * build, flatten and encode again for the response. 1000-record pages on SQLite 81 -> 89-94
- * req/s and 330 -> 310 MB peak RSS under load; PostgreSQL's about 275 instead of 343 MB.
+ * written straight from the texts: no joined string of the page to build, flatten and encode
+ * again for the response (docs/performance.md, "Why the server and the JSON writers are set as they are").
  */
 export function jsonArrayBytes(records: readonly string[]): Buffer {
   let size = records.length > 0 ? records.length + 1 : 2;

@@ -24,7 +24,7 @@ class ReaderThread {
 
   constructor(file: string, cacheKib: number) {
     // A 1000-record page makes a few megabytes of short-lived rows and text: a young generation
-    // of 32 MB collects them cheaply (8 MB cost a third of the throughput of such pages).
+    // of 32 MB collects them cheaply (docs/performance.md, "Why the server and the JSON writers are set as they are").
     this.worker = new Worker(/* turbopackIgnore: true */ WORKER_FILE, { workerData: { file, cacheKib }, resourceLimits: { maxYoungGenerationSizeMb: 32 } });
     this.worker.unref();
     this.worker.on("message", (message: { id: number; results?: ReadResult[]; error?: { message: string; code?: string } }) => {
