@@ -2,6 +2,7 @@ import { csvResponse, exportSession, guardedText } from "@/lib/api/csv-export";
 import { ApiError, requireInScope } from "@/lib/api/problem";
 import { errorResponse } from "@/lib/api/route";
 import { type WorklistItem, worklistPage } from "@/lib/data/worklist";
+import { utcToday } from "@/lib/domain/calendar";
 import { chargebackDeadline, type DeadlineConfig, deadlineConfigFromEnv, preArbitrationDeadline } from "@/lib/domain/deadlines";
 import { formatMinor } from "@/lib/domain/money";
 import { parseWorklistRequest, type WorklistRequest } from "@/lib/schemas/worklist";
@@ -63,9 +64,8 @@ export async function GET(request: Request): Promise<Response> {
     const strict = parseStrictQuery(worklistExportParsers, new URL(request.url).searchParams);
     if (!strict.ok) throw new ApiError(400, "the export parameters are not valid", { errors: strict.errors });
     const { as_of: asOf, ...view } = strict.view;
-    // Without the user's date, the server's (as for the API).
-    const body = toWorklistBody(view, "", { group: null, paging: false });
-    const parsed = parseWorklistRequest({ ...body, as_of: asOf ?? null });
+    // Without the user's date, the server's in UTC (as for the API).
+    const parsed = parseWorklistRequest(toWorklistBody(view, (asOf as string | undefined) ?? utcToday(), { group: null, paging: false }));
     if (!parsed.ok) throw new ApiError(400, "the export parameters are not valid", { errors: renameFields(parsed.errors, WORKLIST_FILTERS) });
     requireInScope(parsed.request.shop_codes, session.access);
     return await csvResponse("worklist", HEADER, pages(parsed.request, session.access));
