@@ -1,6 +1,6 @@
 /**
  * A refused caller, as lib/auth says it: lib/auth sits below lib/api and knows nothing of problem
- * responses, so lib/api (route.ts, `problemOfAuthError`) turns this into one with the same status,
+ * responses, so lib/api (`asApiError` in problem.ts) turns this into one with the same status,
  * detail, title and headers (docs/api.md, "Authentication", "Errors").
  */
 export class AuthError extends Error {
