@@ -106,6 +106,13 @@ export function formatRun(run: BenchRun): string {
     `machine: ${run.machine.cpus} x ${run.machine.cpuModel}, ${n(run.machine.totalMemoryMb)} MB, ${run.machine.os}, node ${run.machine.node}, commit ${run.machine.commit?.slice(0, 10) ?? "?"}${run.machine.dirty ? " (with uncommitted changes)" : ""}`,
     `import, daily files: ${importLine(r.import.dailyFiles)}`,
     `import, one file of ${n(o.single)} chargebacks into a fresh database: ${single}`,
+    ...(r.firstRun
+      ? [
+          `first run after the import: ${r.firstRun.id} on a fresh server before anything else read the data, ${o.seconds} s without warm-up; ` +
+            `its first request alone ${fixed(r.firstRun.firstRequestMs)} ms` +
+            (r.firstRun.walBytesAfterImport === undefined ? "" : `; -wal file after the import ${n(r.firstRun.walBytesAfterImport)} bytes`),
+        ]
+      : []),
     `server: peak RSS ${r.server.peakRssMb} MB (${r.server.processes} process${r.server.processes === 1 ? "" : "es"}), ready in ${r.server.startSeconds} s`,
     `reads during the import of ${n(live.records)} records: all-or-nothing ${live.allOrNothing ? "yes" : "no"} (totals seen ${JSON.stringify(live.totalsSeen)}, ` +
       `before ${live.before}, after ${live.after}), ${live.reads.failures} failed, p99 ${fixed(live.reads.p99)} ms, max ${fixed(live.reads.max)} ms, import exit ${live.exitCode} after ${live.importSeconds} s`,
@@ -123,6 +130,14 @@ export function formatRun(run: BenchRun): string {
         overSql: fixed(c.p50OverSql, 1),
       }),
     );
+  }
+  if (r.firstRun) {
+    const f = r.firstRun;
+    rows.push(row(`first run after the import, no warm-up: ${f.id}`, f.stats, {
+        total: f.stats.totals.map(n).join(", "),
+        ratio401: fixed(f.ratio401, 2),
+        alone: fixed(f.firstRequestMs),
+      }));
   }
   const m = r.mixed;
   rows.push(row(`mixed: default page, ${m.connections.defaultPage} connections`, m.defaultPage, { total: m.defaultPage.totals.map(n).join(", ") }));

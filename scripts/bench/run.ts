@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import crypto from "node:crypto";
+import fs from "node:fs";
 import path from "node:path";
 import { createShop } from "@/lib/auth/accounts";
 import { openDatabase } from "@/lib/data/db";
@@ -74,6 +75,19 @@ export interface ClassResult {
   totalMatchesSql: boolean;
 }
 
+/** One class measured right after the import, before anything else read the data. */
+export interface FirstRunResult {
+  id: string;
+  name: string;
+  /** SQLite: the bytes of the records' -wal file when the import had ended (0: none or empty) */
+  walBytesAfterImport?: number;
+  /** the very first request to a fresh server, alone */
+  firstRequestMs: number;
+  /** then `seconds` at the run's concurrency, without a warm-up */
+  stats: Stats;
+  ratio401: number;
+}
+
 export interface BackendResult {
   backend: Backend;
   databaseVersion: string;
@@ -81,6 +95,8 @@ export interface BackendResult {
   records: Record<RecordKind, number>;
   server: { startSeconds: number; peakRssMb: number; processes: number; logTail: string };
   floor401: Stats;
+  /** absent in runs before 2026-11-25 */
+  firstRun?: FirstRunResult;
   classes: ClassResult[];
   mixed: { defaultPage: Stats; page1000: Stats; connections: { defaultPage: number; page1000: number } };
   importDuringReads: {
@@ -179,6 +195,9 @@ export async function runBackend(backend: Backend, opts: BenchOptions, files: Be
       await db.close();
     }
 
+    log(`${backend}: the first run after the import, ${FIRST_RUN_CLASS}`);
+    const firstRun = await firstRunAfterImport(main.url, opts, credentials, shops, cleanup);
+
     const sql = await openSql(main.url);
     let classes: BenchClass[];
     const floors = new Map<string, FloorFigures>();
@@ -272,6 +291,7 @@ export async function runBackend(backend: Backend, opts: BenchOptions, files: Be
         records,
         server: { startSeconds: server.startSeconds, peakRssMb: peak.peakRssMb, processes: peak.processes, logTail: server.output().slice(-3000) },
         floor401,
+        firstRun: { ...firstRun, ratio401: ratio(firstRun.stats.reqPerSec, floor401.reqPerSec) },
         classes: results,
         mixed: { defaultPage: mixedStats.defaultPage, page1000: mixedStats.page1000, connections },
         importDuringReads,
@@ -281,6 +301,46 @@ export async function runBackend(backend: Backend, opts: BenchOptions, files: Be
     }
   } finally {
     await main.drop();
+  }
+}
+
+/**
+ * The heaviest class, measured first of all on a server started right after the import: no
+ * sampling, no SQL floor and no warm-up has read the data yet. What an import leaves behind for
+ * the reads after it (a log to checkpoint, tables to vacuum) shows in this row, and only here.
+ */
+const FIRST_RUN_CLASS = "chargeback/c";
+
+async function firstRunAfterImport(
+  url: string,
+  opts: BenchOptions,
+  credentials: Record<CredentialName, Credential>,
+  shops: string[],
+  cleanup: Cleanup,
+): Promise<Omit<FirstRunResult, "ratio401">> {
+  const file = url.startsWith("file:") ? url.slice("file:".length) : undefined;
+  const walBytesAfterImport = file ? (fs.existsSync(`${file}-wal`) ? fs.statSync(`${file}-wal`).size : 0) : undefined;
+  // Class c needs no sample of the data; the placeholders fill only other classes' bodies.
+  const cls = benchClasses({
+    shops,
+    credentials,
+    busyShop: shops[0],
+    threeShops: credentials.three.access,
+    acqRefNrs: { chargeback: [], pre_arbitration: [] },
+    halfFrom: { chargeback: opts.end, pre_arbitration: opts.end },
+    recentFrom: addDays(opts.end, -29),
+    end: opts.end,
+  }).find((c) => c.id === FIRST_RUN_CLASS)!;
+  const server = await startServer({ DATABASE_URL: url, RATE_LIMIT_PER_MINUTE: "0", APP_SECRET: process.env.APP_SECRET! }, (child) => cleanup.track(child));
+  const stop = cleanup.add("first-run server", () => server.stop());
+  try {
+    const call = (): Call => ({ path: apiPath(cls.kind), body: JSON.stringify(cls.body), credential: credentials[cls.credential] });
+    const first = await sendOnce(server.url, call());
+    if (first.status !== 200) throw new Error(`the first request after the import: HTTP ${first.status} ${first.error ?? first.snippet ?? ""}`);
+    const stats = (await load(server.url, [{ name: cls.id, connections: opts.concurrency, call, expected: 200 }], { warmup: 0, seconds: opts.seconds }))[cls.id];
+    return { id: cls.id, name: cls.name, walBytesAfterImport, firstRequestMs: Math.round(first.ms * 10) / 10, stats };
+  } finally {
+    await stop();
   }
 }
 
