@@ -318,7 +318,9 @@ const union = (a: Statuses, b: Statuses): Statuses => new Set([...a, ...b]);
 
 // ---- the run ---------------------------------------------------------------------------------
 
-describe.each(backends)("fuzzing every route on $name", (backend) => {
+// Each property sends a fixed number of requests; on a loaded machine 600 of them can take longer
+// than vitest's default minute, which is no finding: the time limit is per request (TIMEOUT_MS).
+describe.each(backends)("fuzzing every route on $name", { timeout: 240_000 }, (backend) => {
   let env: ApiEnv;
   let cookie: string;
   let base: string;
