@@ -120,7 +120,9 @@ export async function analyze(db: Db): Promise<void> {
     await sql`analyze main`.execute(db.db);
   } else {
     // VACUUM also marks the new pages all-visible, which index-only scans need (pages-postgres.ts).
-    await sql`vacuum (analyze) chargebacks, pre_arbitrations, record_counts, record_sums, disputes, dispute_counts`.execute(db.db);
+    // The records' JSON and record_shops too: else autovacuum and autoanalyze take them up right
+    // after the import, beside its first reads, and those reads set the new rows' hint bits.
+    await sql`vacuum (analyze) chargebacks, pre_arbitrations, chargebacks_json, pre_arbitrations_json, record_counts, record_shops, record_sums, disputes, dispute_counts`.execute(db.db);
   }
 }
 

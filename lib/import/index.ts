@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { sql } from "kysely";
 import { analyze, type Db } from "@/lib/data/db";
 import { type FileOutcome, importFiles, lockWaitSeconds, readError, summaryLine } from "./import-file";
 
@@ -15,6 +16,14 @@ export interface ImportResult {
   /** false when any file was refused */
   ok: boolean;
   results: FileOutcome[];
+  /** after records were imported: what became of the log the import wrote (see settle()) */
+  checkpoint?: Checkpoint;
+}
+
+export interface Checkpoint {
+  done: boolean;
+  /** what was done, or why it was not (e.g. a reader's older snapshot, a missing privilege) */
+  note: string;
 }
 
 /** The files a path names: the file itself, or the *.csv files of a folder in name order. */
@@ -52,7 +61,6 @@ function bulkLoadSettings(db: Db, waitSeconds: number): () => void {
   sqlite.pragma("wal_autocheckpoint = 51200");
   sqlite.pragma(`busy_timeout = ${waitSeconds * 1000}`);
   return () => {
-    sqlite.pragma("wal_checkpoint(PASSIVE)");
     sqlite.pragma(`cache_size = ${Number(before.cache)}`);
     sqlite.pragma(`wal_autocheckpoint = ${Number(before.checkpoint)}`);
     sqlite.pragma(`busy_timeout = ${Number(before.busy)}`);
@@ -63,9 +71,41 @@ export async function importPaths(db: Db, paths: string[], log: (line: string) =
   const waitSeconds = lockWaitSeconds();
   const restore = bulkLoadSettings(db, waitSeconds);
   try {
-    return await importAll(db, paths, log, waitSeconds);
+    const result = await importAll(db, paths, log, waitSeconds);
+    if (result.results.some((r) => r.status === "imported")) result.checkpoint = await settle(db);
+    return result;
   } finally {
     restore();
+  }
+}
+
+/**
+ * The import writes back what it logged, so that the reads after it do not pay for it. SQLite: a
+ * log of up to 200 MB (bulkLoadSettings) left behind is copied back by the next write, maybe a
+ * request's, and read through until then; TRUNCATE copies it and empties the file, waiting for no
+ * reader (one that holds an older snapshot stops it short, as PASSIVE did before). PostgreSQL: its
+ * dirty buffers and files would be written by the server's own checkpoint over the next minutes;
+ * CHECKPOINT needs superuser or pg_checkpoint (PostgreSQL 15), without either it is skipped.
+ */
+async function settle(db: Db): Promise<Checkpoint> {
+  const sqlite = db.sqlite;
+  if (sqlite) {
+    const busy = sqlite.pragma("busy_timeout", { simple: true });
+    sqlite.pragma("busy_timeout = 0");
+    try {
+      const [r] = sqlite.pragma("wal_checkpoint(TRUNCATE)") as { busy: number; log: number; checkpointed: number }[];
+      return r.busy ? { done: false, note: `a reader held an older snapshot: ${r.checkpointed} of ${r.log} log frames copied back` } : { done: true, note: "log copied back and truncated" };
+    } finally {
+      sqlite.pragma(`busy_timeout = ${Number(busy)}`);
+    }
+  }
+  try {
+    await sql`checkpoint`.execute(db.db);
+    return { done: true, note: "checkpoint" };
+  } catch (err) {
+    // 42501: neither superuser nor a member of pg_checkpoint; the server's checkpoint will do it.
+    if ((err as { code?: unknown }).code !== "42501") throw err;
+    return { done: false, note: `skipped: ${(err as Error).message}` };
   }
 }
 
