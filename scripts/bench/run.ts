@@ -177,8 +177,7 @@ export async function runBackend(backend: Backend, opts: BenchOptions, files: Be
   try {
     log(`${backend}: importing ${files.history.length} daily files`);
     const dailyFiles = await importMeasured(main.url, files.history);
-    log(`${backend}: ${dailyFiles.records} records in ${dailyFiles.seconds} s = ${dailyFiles.recordsPerSecond} records/s; now one file of ${opts.single} chargebacks into a fresh database`);
-    const singleFile = await singleFileImport(backend, dir, files.single, cleanup);
+    log(`${backend}: ${dailyFiles.records} records in ${dailyFiles.seconds} s = ${dailyFiles.recordsPerSecond} records/s`);
 
     // Credentials: all shops, one shop, three shops (each list holds the credential's own shop first).
     const shops = files.shops.map((s) => s.code);
@@ -197,6 +196,8 @@ export async function runBackend(backend: Backend, opts: BenchOptions, files: Be
 
     log(`${backend}: the first run after the import, ${FIRST_RUN_CLASS}`);
     const firstRun = await firstRunAfterImport(main.url, opts, credentials, shops, cleanup);
+    log(`${backend}: one file of ${opts.single} chargebacks into a fresh database`);
+    const singleFile = await singleFileImport(backend, dir, files.single, cleanup);
 
     const sql = await openSql(main.url);
     let classes: BenchClass[];
