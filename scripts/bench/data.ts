@@ -3,6 +3,7 @@
  * backends: a history of daily files, one single large chargeback file, and the file imported
  * while reads run (dated the day after the history).
  */
+import { addDays as shiftDate } from "@/lib/domain/calendar";
 import fs from "node:fs";
 import path from "node:path";
 import { type DemoShop, generateDemoFiles } from "@/lib/demo/generate";
@@ -23,11 +24,8 @@ export interface BenchFiles {
   generationSeconds: number;
 }
 
-export const addDays = (date: string, days: number): string => {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + days);
-  return d.toISOString().slice(0, 10);
-};
+/** The history's dates are real calendar dates (options.ts checks --end), so a shift is one too. */
+export const addDays = (date: string, days: number): string => shiftDate(date, days)!;
 
 /** One CHB file of `chargebacks` records on `date`, in `dir`. */
 function oneFile(opts: BenchOptions, dir: string, date: string, chargebacks: number, seed: number): string {
