@@ -24,7 +24,7 @@ export interface BenchFiles {
   generationSeconds: number;
 }
 
-/** The history's dates are real calendar dates (options.ts checks --end), so a shift is one too. */
+/** The history ends on a fixed calendar date (options.ts), so every shifted date is one too. */
 export const addDays = (date: string, days: number): string => shiftDate(date, days)!;
 
 /** One CHB file of `chargebacks` records on `date`, in `dir`. */
