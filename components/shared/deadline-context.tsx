@@ -1,7 +1,8 @@
 "use client";
 
 import { createContext, useContext, useEffect, useState } from "react";
-import { DEFAULT_DEADLINE_CONFIG, type DeadlineConfig, localToday } from "@/lib/domain/deadlines";
+import { localToday } from "@/lib/domain/calendar";
+import { DEFAULT_DEADLINE_CONFIG, type DeadlineConfig } from "@/lib/domain/deadlines";
 
 /**
  * The deadline windows come from the server's environment (lib/domain/deadlines.ts) as props;

@@ -3,7 +3,8 @@
 import { useQuery } from "@tanstack/react-query";
 import { useDeadlines } from "@/components/shared/deadline-context";
 import { retryTransient } from "@/components/shared/problem-text";
-import { addDays, ANSWERABLE_STATUSES } from "@/lib/domain/deadlines";
+import { addDays } from "@/lib/domain/calendar";
+import { ANSWERABLE_STATUSES } from "@/lib/domain/deadlines";
 import { fetchWorklist } from "./worklist-view";
 
 /**

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
-import { type CurrentItem, dayNumber, disputeState } from "@/lib/domain/deadlines";
+import { dayNumber } from "@/lib/domain/calendar";
+import { type CurrentItem, disputeState } from "@/lib/domain/deadlines";
 import { RECORD_KINDS, type RecordKind } from "@/lib/domain/kinds";
 import type { Dialect } from "./dialect";
 import { type Database, RECORD_TABLES } from "./schema";

@@ -1,6 +1,7 @@
 import "server-only";
 import { type CompiledQuery, type Kysely, type RawBuilder, sql } from "kysely";
-import { dateOfDay, dayNumber, type DeadlineConfig, type DisputeStatus, expiryDays, SCHEMES, type Scheme, STAGES, type Stage, statusOn, windowDays } from "@/lib/domain/deadlines";
+import { dateOfDay, dayNumber } from "@/lib/domain/calendar";
+import { type DeadlineConfig, type DisputeStatus, expiryDays, SCHEMES, type Scheme, STAGES, type Stage, statusOn, windowDays } from "@/lib/domain/deadlines";
 import type { RecordKind } from "@/lib/domain/fields";
 import type { WorklistRequest } from "@/lib/schemas/worklist";
 import { type Db, getDb } from "./db";
@@ -153,10 +154,11 @@ function pageStatement(db: Kysely<Database>, dialect: Dialect, classes: readonly
 
 const statement = (query: CompiledQuery, opts: { memo?: true } = {}): ReadStatement => ({ sql: query.sql, parameters: query.parameters, ...opts });
 
-/** One item of the worklist: the record as the searches write it, its answer-by date and its status. */
+/** One item of the worklist: the record as the searches write it, its answer-by and expiry dates and its status. */
 export interface WorklistItem {
   kind: RecordKind;
   answerBy: string;
+  expiresOn: string;
   status: DisputeStatus;
   record: Row;
 }
@@ -243,7 +245,7 @@ async function itemsOf(read: Db["read"], db: Kysely<Database>, dialect: Dialect,
   });
   return entries.map((entry) => {
     const kind = entry.kind as RecordKind;
-    const answerDay = Number(entry.answer_day);
-    return { kind, answerBy: dateOfDay(answerDay), status: statusOn(today, answerDay, Number(entry.expiry_day)), record: records.get(`${kind}:${Number(entry.record_id)}`)! };
+    const [answerDay, expiryDay] = [Number(entry.answer_day), Number(entry.expiry_day)];
+    return { kind, answerBy: dateOfDay(answerDay), expiresOn: dateOfDay(expiryDay), status: statusOn(today, answerDay, expiryDay), record: records.get(`${kind}:${Number(entry.record_id)}`)! };
   });
 }

@@ -1,8 +1,6 @@
 import { addDays, daysBetween } from "./calendar";
 import { functionCodeInfo, isReversal, schemeFromCard } from "./labels";
 
-// Date arithmetic lives in ./calendar; these re-exports keep the deadline functions' callers in one import.
-export { addDays, dateOfDay, dayNumber, daysBetween, localToday } from "./calendar";
 
 /**
  * Answer-by dates (DOMAIN notes, "Time limits"). The merchant must answer by the base date (the

@@ -1,5 +1,6 @@
 import { createParser, parseAsStringLiteral } from "nuqs/server";
-import { addDays, ANSWERABLE_STATUSES, DISPUTE_STATUSES, type DisputeStatus } from "@/lib/domain/deadlines";
+import { addDays } from "@/lib/domain/calendar";
+import { ANSWERABLE_STATUSES, DISPUTE_STATUSES, type DisputeStatus } from "@/lib/domain/deadlines";
 import { KINDS, RECORD_KINDS } from "@/lib/domain/kinds";
 import { LIMITS } from "@/lib/schemas/search";
 import { activeFiltersOf, type FilterDef } from "./dispute-view";

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { expect, test } from "@playwright/test";
 import { parse } from "csv-parse/sync";
-import { addDays, daysBetween } from "../../lib/domain/deadlines";
+import { addDays, daysBetween } from "../../lib/domain/calendar";
 import { DUE_GROUPS, itemGroupLabel, RECENTLY_EXPIRED } from "../../lib/url-state/worklist";
 import { BROWSER_TODAY, gridReady, screenshotPath, signIn, USERS } from "./helpers";
 

@@ -1,18 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  addDays,
-  chargebackDeadline,
-  dateOfDay,
-  dayNumber,
-  DEFAULT_DEADLINE_CONFIG,
-  deadlineConfigFromEnv,
-  DeadlineConfigError,
-  disputeState,
-  expiryDays,
-  preArbitrationDeadline,
-  statusOn,
-  windowDays,
-} from "@/lib/domain/deadlines";
+import { addDays, dateOfDay, dayNumber } from "@/lib/domain/calendar";
+import { chargebackDeadline, DEFAULT_DEADLINE_CONFIG, deadlineConfigFromEnv, DeadlineConfigError, disputeState, expiryDays, preArbitrationDeadline, statusOn, windowDays } from "@/lib/domain/deadlines";
 import { functionCodeLabel, schemeFromCard } from "@/lib/domain/labels";
 import { findReasonCode, reasonCodeLabel } from "@/lib/domain/reason-codes";
 

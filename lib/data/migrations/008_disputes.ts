@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, sql } from "kysely";
-import { type CurrentItem, dayNumber, disputeState } from "@/lib/domain/deadlines";
+import { dayNumber } from "@/lib/domain/calendar";
+import { type CurrentItem, disputeState } from "@/lib/domain/deadlines";
 import type { Dialect } from "../dialect";
 import { columnTypes } from "./frozen";
 

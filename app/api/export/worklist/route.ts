@@ -3,7 +3,7 @@ import { ApiError, requireInScope } from "@/lib/api/problem";
 import { errorResponse } from "@/lib/api/route";
 import { type WorklistItem, worklistPage } from "@/lib/data/worklist";
 import { utcToday } from "@/lib/domain/calendar";
-import { chargebackDeadline, type DeadlineConfig, deadlineConfigFromEnv, preArbitrationDeadline } from "@/lib/domain/deadlines";
+import { deadlineConfigFromEnv } from "@/lib/domain/deadlines";
 import { formatMinor } from "@/lib/domain/money";
 import { parseWorklistRequest, type WorklistRequest } from "@/lib/schemas/worklist";
 import { parseStrictQuery, renameFields } from "@/lib/url-state/export-query";
@@ -22,16 +22,14 @@ export const dynamic = "force-dynamic";
 
 const BATCH = 1000;
 const HEADER = ["answer_by", "status", "expires_on", "kind", "shop_code", "acq_ref_nr", "merchant_id", "merchant_name", "card", "stage", "function_code", "reason_code", "base_date", "amount", "currency", "payment_id", "payment_order_nr"];
-function line(item: WorklistItem, config: DeadlineConfig, asOf: string): string[] {
+function line(item: WorklistItem): string[] {
   const r = item.record;
   const text = (v: unknown) => (v === null || v === undefined ? "" : guardedText(String(v)));
   const chargeback = item.kind === "chargeback";
-  // The drawer's deadline, from the same windows and limits as the worklist's statuses.
-  const deadline = chargeback ? chargebackDeadline(r as never, config, asOf) : preArbitrationDeadline(r as never, config, asOf);
   return [
     item.answerBy,
     item.status,
-    deadline.expiresOn ?? "",
+    item.expiresOn,
     item.kind,
     text(r.shop_code),
     text(r.acq_ref_nr),
@@ -53,7 +51,7 @@ async function* pages(request: WorklistRequest, access: readonly string[]): Asyn
   const config = deadlineConfigFromEnv();
   for (let page = 0; ; page++) {
     const result = await worklistPage({ ...request, page, per_page: BATCH }, access, config);
-    if (result.items.length) yield result.items.map((item) => line(item, config, request.as_of));
+    if (result.items.length) yield result.items.map(line);
     if (page + 1 >= result.totalPages) return;
   }
 }
