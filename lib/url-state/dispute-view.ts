@@ -133,10 +133,19 @@ export function activeFiltersOf(defs: readonly FilterDef[], view: Record<string,
   return out;
 }
 
-/** The API request body (docs/api.md, "Request body") for a view: page is 0-based there. */
-export function toSearchBody(kind: RecordKind, view: Record<string, unknown>, paging = true): Record<string, unknown> {
+/**
+ * The request fields of a view's filters (docs/api.md, "Request body"): what a search, a summary
+ * (docs/api.md, "Summaries") and an export of the view share.
+ */
+export function filterBody(kind: RecordKind, view: Record<string, unknown>): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const { def, value } of activeFilters(kind, view)) body[def.field] = value;
+  return body;
+}
+
+/** The API request body (docs/api.md, "Request body") for a view: page is 0-based there. */
+export function toSearchBody(kind: RecordKind, view: Record<string, unknown>, paging = true): Record<string, unknown> {
+  const body = filterBody(kind, view);
   body.sortKey = view.sort ?? "ID";
   body.sortOrder = view.dir ?? "asc";
   if (paging) {
