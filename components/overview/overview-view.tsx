@@ -10,6 +10,7 @@ import { FilterPanel } from "@/components/shared/filter-panel";
 import { problemText, retryTransient } from "@/components/shared/problem-text";
 import { monthsOf } from "@/lib/domain/periods";
 import { KINDS } from "@/lib/domain/kinds";
+import { withPresetDates } from "@/lib/url-state/dispute-view";
 import { OVERVIEW_FILTERS, overviewParsers, periods } from "@/lib/url-state/overview";
 import { ExcessiveChargebacks } from "./excessive-chargebacks";
 import { Headlines } from "./headlines";
@@ -27,7 +28,7 @@ import { TopList } from "./top-list";
 export function OverviewView({ shops, first }: { shops: string[]; first?: OverviewAnswer }) {
   const [view, setView] = useQueryStates(overviewParsers, { history: "push" });
   const { today } = useDeadlines();
-  const period = periods(view, today);
+  const period = periods(withPresetDates(view, today), today);
   const filters = <FilterPanel defs={OVERVIEW_FILTERS} values={view as unknown as Record<string, unknown>} shops={shops} onChange={(patch) => void setView(patch as never)} />;
   // A period whose previous one would begin before 0001-01-01 has nothing to compare with.
   if (!period) {

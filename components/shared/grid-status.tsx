@@ -1,3 +1,4 @@
+import { type DatePreset, presetLabel } from "@/lib/domain/date-presets";
 import type { ReactNode } from "react";
 import type { DataTableStatus } from "@/components/data-table/data-table";
 import { EmptyState, ErrorState } from "@/components/data-table/states";
@@ -37,7 +38,7 @@ export function GridStatusPanel(props: {
       <ul className="my-1 list-disc pl-5">
         {filters.map(({ def, value }) => (
           <li key={def.key}>
-            <span className="font-medium">{def.label}:</span> {Array.isArray(value) ? listPreview(value) : value}
+            <span className="font-medium">{def.label}:</span> {Array.isArray(value) ? listPreview(value) : def.type === "preset" ? presetLabel(value as DatePreset) : value}
           </li>
         ))}
       </ul>

@@ -12,7 +12,8 @@ export type ExportQueryResult = { ok: true; request: SearchRequest } | { ok: fal
 export function parseExportQuery(kind: RecordKind, params: URLSearchParams): ExportQueryResult {
   const strict = parseStrictQuery(selectionParsers(kind) as Record<string, QueryParser>, params);
   if (!strict.ok) return strict;
-  const result = parseSearchRequest(kind, toSearchBody(kind, strict.view, false));
+  // The export's parameters hold no preset (selectionQuery sends its dates), so no "today" is needed.
+  const result = parseSearchRequest(kind, toSearchBody(kind, strict.view, "", false));
   return result.ok ? result : { ok: false, errors: renameFields(result.errors, FILTERS[kind]) };
 }
 

@@ -1,4 +1,5 @@
 import { createParser } from "nuqs/server";
+import { type DatePreset, parseDatePreset } from "@/lib/domain/date-presets";
 import { isCalendarDate, LIMITS } from "@/lib/schemas/search";
 
 /**
@@ -10,6 +11,12 @@ import { isCalendarDate, LIMITS } from "@/lib/schemas/search";
 export const parseAsCalendarDate = createParser({
   parse: (value: string) => (isCalendarDate(value) ? value : null),
   serialize: (value: string) => value,
+});
+
+/** A file-date preset by its slug (or its name, as a person might type it): lib/domain/date-presets.ts. */
+export const parseAsDatePreset = createParser<DatePreset>({
+  parse: (value: string) => parseDatePreset(value),
+  serialize: (value: DatePreset) => value,
 });
 
 export function parseAsIntegerIn(min: number, max: number) {

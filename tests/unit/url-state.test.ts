@@ -27,7 +27,7 @@ describe("dashboard URL state", () => {
   });
 
   it("turns a view into the API body with a 0-based page", () => {
-    expect(toSearchBody("chargeback", { from: "2026-01-01", shops: ["S1"], parent: null, sort: "FILE_DATE", dir: "desc", page: 3, size: 25 })).toEqual({
+    expect(toSearchBody("chargeback", { from: "2026-01-01", shops: ["S1"], parent: null, sort: "FILE_DATE", dir: "desc", page: 3, size: 25 }, "2026-11-25")).toEqual({
       file_date_from: "2026-01-01",
       shop_codes: ["S1"],
       sortKey: "FILE_DATE",
@@ -38,10 +38,30 @@ describe("dashboard URL state", () => {
   });
 
   it("round-trips a view through the export query", () => {
-    const query = selectionQuery("chargeback", { from: "2026-01-01", to: "2026-01-31", orders: ["O1", "O2"], sort: "MERCHANT_ID", dir: "desc", page: 4 });
+    const query = selectionQuery("chargeback", { from: "2026-01-01", to: "2026-01-31", orders: ["O1", "O2"], sort: "MERCHANT_ID", dir: "desc", page: 4 }, "2026-11-25");
     expect(query).not.toContain("page");
     const parsed = parseExportQuery("chargeback", new URLSearchParams(query));
     expect(parsed).toMatchObject({ ok: true, request: { file_date_from: "2026-01-01", file_date_to: "2026-01-31", payment_order_nrs: ["O1", "O2"], sortKey: "MERCHANT_ID", sortOrder: "desc" } });
+  });
+
+  it("keeps a preset as its name and sends the dates it stands for on the user's today", () => {
+    expect(p.range.parse("last-30-days")).toBe("last-30-days");
+    expect(p.range.parse("Last 30 days")).toBe("last-30-days");
+    expect(p.range.parse("last-31-days")).toBeNull();
+    const view = { range: "last-month", from: "2020-01-01", sort: "ID", dir: "asc", page: 1, size: 50 };
+    expect(toSearchBody("chargeback", view, "2026-03-31", false)).toMatchObject({ file_date_from: "2026-02-01", file_date_to: "2026-02-28" });
+    expect(toSearchBody("chargeback", view, "2026-04-01", false)).toMatchObject({ file_date_from: "2026-03-01", file_date_to: "2026-03-31" });
+    // The export link carries the dates, which the server could not count in the user's calendar.
+    const query = selectionQuery("chargeback", view, "2026-03-31");
+    expect(query).not.toContain("range");
+    expect(parseExportQuery("chargeback", new URLSearchParams(query))).toMatchObject({ ok: true, request: { file_date_from: "2026-02-01", file_date_to: "2026-02-28" } });
+  });
+
+  it("opens the grids on the newest records: chargebacks by file date, cases by import order, both descending", () => {
+    expect([p.sort.parse(""), p.sort.defaultValue, p.dir.defaultValue]).toEqual([null, "FILE_DATE", "desc"]);
+    const cases = viewParsers("pre_arbitration");
+    expect([cases.sort.defaultValue, cases.dir.defaultValue]).toEqual(["ID", "desc"]);
+    expect(toSearchBody("pre_arbitration", {}, "2026-11-25")).toMatchObject({ sortKey: "ID", sortOrder: "desc" });
   });
 
   it("refuses unknown, repeated, invalid and contradictory export parameters", () => {

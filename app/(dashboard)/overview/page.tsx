@@ -5,8 +5,10 @@ import type { OverviewAnswer } from "@/components/overview/overview-api";
 import { OverviewView } from "@/components/overview/overview-view";
 import { requireUser } from "@/lib/auth/current-user";
 import { overview } from "@/lib/data/overview";
+import { utcToday } from "@/lib/domain/calendar";
 import { periods } from "@/lib/domain/periods";
 import { errorFields, log } from "@/lib/log";
+import { withPresetDates } from "@/lib/url-state/dispute-view";
 import { overviewParsers } from "@/lib/url-state/overview";
 
 export const metadata: Metadata = { title: "Overview" };
@@ -16,14 +18,16 @@ const loadView = createLoader(overviewParsers);
 /**
  * The overview's figures are read while the page renders, so they arrive with it instead of one
  * round trip after the page has started. Without dates in the URL the period ends on the user's
- * today, which only the browser knows: the server takes its own (UTC) date, and the page asks the
- * API again only when the browser's differs. Shops outside the user's access are left to the API,
- * which refuses them (403) as it refuses every request.
+ * today, and a preset's dates are counted from it, which only the browser knows: the server takes
+ * its own (UTC) date, and the page asks the API again only when the browser's differs. Shops
+ * outside the user's access are left to the API, which refuses them (403) as it refuses every
+ * request.
  */
 async function firstAnswer(access: readonly string[], searchParams: SearchParams): Promise<OverviewAnswer | undefined> {
-  const view = loadView(searchParams);
+  const today = utcToday();
+  const view = withPresetDates(loadView(searchParams), today);
   if (view.shops?.some((shop) => !access.includes(shop))) return undefined;
-  const period = periods(view, new Date().toISOString().slice(0, 10));
+  const period = periods(view, today);
   if (!period) return undefined;
   const request = { ...(view.shops?.length ? { shop_codes: view.shops } : {}), file_date_from: period.current.from, file_date_to: period.current.to };
   try {
