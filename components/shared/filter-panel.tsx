@@ -1,9 +1,12 @@
 "use client";
 
 import { useEffect, useId, useRef, useState } from "react";
+import { DATE_PRESETS, type DatePreset } from "@/lib/domain/date-presets";
 import { LIMITS } from "@/lib/schemas/search";
-import { activeFiltersOf, type FilterDef } from "@/lib/url-state/dispute-view";
+import { activeFiltersOf, type FilterDef, withPresetDates } from "@/lib/url-state/dispute-view";
 import { splitList } from "@/lib/url-state/parsers";
+import { useDeadlines } from "./deadline-context";
+import { ShopPicker } from "./shop-picker";
 
 type FilterValues = Record<string, unknown>;
 
@@ -23,15 +26,21 @@ const inputClass =
 
 /**
  * A field for every filter of the view (lib/url-state: FILTERS, WORKLIST_FILTERS). Typed text is
- * debounced and applied after a pause (or at once on Enter / leaving the field); dates and shops
- * apply at once. On a phone the panel folds away behind a "Filters" button.
+ * debounced and applied after a pause (or at once on Enter / leaving the field); dates, presets
+ * and shops apply at once (shops when the picker closes). On a phone the panel folds away behind a
+ * "Filters" button.
  */
 export function FilterPanel({ defs, values, shops, onChange }: FilterPanelProps) {
   const [open, setOpen] = useState(false);
   const panelId = useId();
+  const { today } = useDeadlines();
   const count = activeFiltersOf(defs, values).length;
-  const from = values.from as string | null;
-  const to = values.to as string | null;
+  // A preset's dates are shown in the date fields; typing a date turns them into a fixed range.
+  const preset = (values.range as DatePreset | null | undefined) ?? null;
+  const dates = withPresetDates(values, today);
+  const from = dates.from as string | null;
+  const to = dates.to as string | null;
+  const changeDate = (patch: Record<string, string | null>) => onChange(preset ? { range: null, from, to, ...patch } : patch);
   const rangeError = from && to && from > to ? "The start date is after the end date: nothing can match." : undefined;
 
   return (
@@ -62,10 +71,19 @@ export function FilterPanel({ defs, values, shops, onChange }: FilterPanelProps)
       <div id={panelId} className={`${open ? "grid" : "hidden"} gap-x-3 gap-y-2 border-t border-slate-200 p-3 sm:grid-cols-2 md:grid md:grid-cols-4`}>
         {defs.map((def) => {
           switch (def.type) {
+            case "preset":
+              return <PresetFilter key={def.key} def={def} value={preset} onChange={onChange} />;
             case "date":
-              return <DateFilter key={def.key} def={def} value={values[def.key] as string | null} onChange={onChange} error={def.key === "from" ? rangeError : undefined} />;
+              return <DateFilter key={def.key} def={def} value={dates[def.key] as string | null} onChange={changeDate} error={def.key === "from" ? rangeError : undefined} />;
             case "shops":
-              return <ShopsFilter key={def.key} def={def} value={(values[def.key] as string[] | null) ?? []} shops={shops} onChange={onChange} />;
+              return (
+                <ShopPicker
+                  key={def.key}
+                  shops={shops}
+                  value={(values[def.key] as string[] | null) ?? NO_SHOPS}
+                  onChange={(next) => onChange({ [def.key]: next.length ? next : null })}
+                />
+              );
             case "text":
               return <TextFilter key={def.key} def={def} value={values[def.key] as string | null} onChange={onChange} />;
             case "choice":
@@ -85,7 +103,34 @@ interface FieldProps<T> {
   onChange: FilterPanelProps["onChange"];
 }
 
-function DateFilter({ def, value, onChange, error }: FieldProps<string | null> & { error?: string }) {
+const NO_SHOPS: readonly string[] = [];
+
+/**
+ * The file-date presets (lib/domain/date-presets.ts) as buttons: the chosen one is pressed, and
+ * pressing it again clears the range. The URL keeps the preset's name, so it moves with the calendar.
+ */
+function PresetFilter({ value, onChange }: FieldProps<DatePreset | null>) {
+  return (
+    <div role="group" aria-label="File date presets" className="flex flex-wrap gap-1 sm:col-span-2 md:col-span-4">
+      {DATE_PRESETS.map((p) => {
+        const pressed = value === p.slug;
+        return (
+          <button
+            key={p.slug}
+            type="button"
+            aria-pressed={pressed}
+            onClick={() => onChange({ range: pressed ? null : p.slug, from: null, to: null })}
+            className={`rounded-full border px-2.5 py-0.5 text-xs focus:outline-none focus-visible:ring-2 focus-visible:ring-blue-600 ${pressed ? "border-blue-700 bg-blue-700 text-white" : "border-slate-300 text-slate-800 hover:bg-slate-100"}`}
+          >
+            {p.label}
+          </button>
+        );
+      })}
+    </div>
+  );
+}
+
+function DateFilter({ def, value, onChange, error }: Omit<FieldProps<string | null>, "onChange"> & { onChange: (patch: Record<string, string | null>) => void; error?: string }) {
   const id = useId();
   const errorId = useId();
   return (
@@ -109,29 +154,6 @@ function DateFilter({ def, value, onChange, error }: FieldProps<string | null> &
         </p>
       ) : null}
     </div>
-  );
-}
-
-function ShopsFilter({ def, value, shops, onChange }: FieldProps<string[]> & { shops: readonly string[] }) {
-  const selected = new Set(value);
-  const toggle = (shop: string, on: boolean) => {
-    const next = shops.filter((s) => (s === shop ? on : selected.has(s)));
-    onChange({ [def.key]: next.length ? next : null });
-  };
-  return (
-    <fieldset className="space-y-1">
-      <legend className="text-sm font-medium text-slate-800">
-        {def.label} <span className="font-normal text-slate-700">({value.length ? `${value.length} of ${shops.length}` : `all ${shops.length}`})</span>
-      </legend>
-      <div className="flex max-h-24 flex-wrap gap-x-3 overflow-auto rounded-md border border-slate-300 px-2 py-1">
-        {shops.map((shop) => (
-          <label key={shop} className="flex cursor-pointer items-center gap-2 rounded px-1 text-sm hover:bg-slate-100">
-            <input type="checkbox" checked={selected.has(shop)} onChange={(e) => toggle(shop, e.target.checked)} className="h-4 w-4 accent-blue-700" />
-            <span className="font-mono text-xs">{shop}</span>
-          </label>
-        ))}
-      </div>
-    </fieldset>
   );
 }
 
