@@ -247,6 +247,44 @@ export interface WebhookAttemptTable {
   duration_ms: Int;
 }
 
+/**
+ * Per shop code with records: the merchant and parent merchant its records name, each half with
+ * the file it came from (migration 013, lib/data/shop-directory.ts; docs/api.md, "Shop directory").
+ */
+export interface ShopDirectoryTable {
+  shop_code: string;
+  /** of the shop's last record in its latest file of either kind (greatest file date, then file id) */
+  merchant_id: string;
+  merchant_name: string | null;
+  merchant_file_date: string;
+  merchant_file_id: Int;
+  /** of its last record in its latest chargeback file; all four null while the shop has no chargeback */
+  parent_merchant_id: string | null;
+  parent_merchant_name: string | null;
+  parent_file_date: string | null;
+  parent_file_id: Int | null;
+}
+
+/** A dashboard user's saved view (migration 014, lib/data/saved-views.ts; docs/api.md, "Saved views"). */
+export interface SavedViewTable {
+  id: Generated<number>;
+  user_id: Int;
+  /** a dashboard path of VIEW_PAGES (lib/schemas/saved-views.ts) */
+  page: string;
+  name: string;
+  /** the trimmed, lower-cased name: unique per user */
+  name_key: string;
+  /** "" or "?..." */
+  query: string;
+  /** JSON object of column id to shown, or null */
+  columns: string | null;
+  /** 1 for the user's default view of the page (at most one), else 0 */
+  is_default: Int;
+  /** epoch milliseconds */
+  created_at: Int;
+  updated_at: Int;
+}
+
 export interface Database {
   disputes: DisputeTable;
   dispute_counts: DisputeCountTable;
@@ -267,6 +305,8 @@ export interface Database {
   webhook_endpoints: WebhookEndpointTable;
   webhook_deliveries: WebhookDeliveryTable;
   webhook_attempts: WebhookAttemptTable;
+  shop_directory: ShopDirectoryTable;
+  saved_views: SavedViewTable;
 }
 
 /** The table that holds each kind of record (lib/domain/kinds.ts). */

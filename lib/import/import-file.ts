@@ -9,6 +9,7 @@ import { addFileToRecordCounts } from "@/lib/data/record-counts";
 import { storeRecordJson } from "@/lib/data/record-json";
 import { addFileToRecordSums } from "@/lib/data/record-sums";
 import { type Database, RECORD_TABLES } from "@/lib/data/schema";
+import { updateShopDirectory } from "@/lib/data/shop-directory";
 import { FIELDS_BY_KIND } from "@/lib/domain/fields";
 import { addFileEvents } from "@/lib/webhooks/events";
 import { FILE_NAME_RULE, type FileName, parseFileName } from "./file-name";
@@ -346,6 +347,7 @@ async function loadFile(db: Db, trx: Kysely<Database>, file: string, target: Tar
   if (db.dialect === "postgres" && count > 0) await storeRecordJson(target.kind, { first: firstId, last: nextId - 1 }).execute(trx);
   await trx.updateTable("imported_files").set({ record_count: count }).where("id", "=", fileId).execute();
   await addFileToRecordCounts(trx, db.dialect, target.kind, target.fileDate, perShop);
+  await updateShopDirectory(trx, db.dialect, target.kind, fileId, target.fileDate, firstId, nextId - 1);
   await addFileToRecordSums(trx, db.dialect, target.kind, target.fileDate, firstId, nextId - 1);
   await refreshDisputes(trx, db.dialect, target.kind, firstId, nextId - 1);
   // Last, so the events exist exactly when the records do (docs/api.md, "Webhooks").

@@ -12,6 +12,8 @@ import { migration009 } from "./009_webhooks";
 import { migration010 } from "./010_record_sums_pairs";
 import { migration011 } from "./011_shop_sort_indexes";
 import { migration012 } from "./012_record_json";
+import { migration013 } from "./013_shop_directory";
+import { migration014 } from "./014_saved_views";
 import { STATE_SESSIONS_003, STATE_THROTTLES_006 } from "./frozen";
 
 /**
@@ -34,6 +36,8 @@ const MIGRATIONS: readonly (readonly [name: string, migration: (dialect: Dialect
   ["010_record_sums_pairs", migration010],
   ["011_shop_sort_indexes", migration011],
   ["012_record_json", migration012],
+  ["013_shop_directory", migration013],
+  ["014_saved_views", migration014],
 ];
 
 /**
