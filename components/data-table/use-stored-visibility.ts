@@ -33,6 +33,24 @@ function write(key: string, value: string | null) {
   window.dispatchEvent(new Event(CHANGE_EVENT));
 }
 
+/** The column choice stored under `key` (for a saved view), or null when the defaults stand. */
+export function readStoredColumns(key: string): Record<string, boolean> | null {
+  const raw = read(key);
+  if (!raw) return null;
+  try {
+    const stored: unknown = JSON.parse(raw);
+    if (!stored || typeof stored !== "object") return null;
+    return Object.fromEntries(Object.entries(stored).filter((entry): entry is [string, boolean] => typeof entry[1] === "boolean"));
+  } catch {
+    return null;
+  }
+}
+
+/** Stores a column choice under `key` (null: back to the defaults); open grids follow at once. */
+export function storeColumns(key: string, columns: Record<string, boolean> | null): void {
+  write(key, columns === null ? null : JSON.stringify(columns));
+}
+
 /**
  * Column visibility kept in localStorage across visits. Only known column ids with boolean
  * values are read back, so a stale or hand-edited entry cannot break the grid.

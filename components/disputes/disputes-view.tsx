@@ -15,7 +15,9 @@ import { activeFilters, FILTERS, PAGE_SIZES, selectionQuery, toSearchBody, viewP
 import { parseRecordKey, type RecordKey } from "@/lib/url-state/record-key";
 import { fetchRecords } from "@/components/shared/api";
 import { chargebackColumns, chargebackDefaultVisibility } from "./chargeback-columns";
+import { gridColumnsKey } from "./columns-key";
 import { ExportLink } from "@/components/shared/export-link";
+import { useDeadlines } from "@/components/shared/deadline-context";
 import { FilterPanel } from "@/components/shared/filter-panel";
 import { GridStatusPanel, pageStatus } from "@/components/shared/grid-status";
 import { preArbitrationColumns, preArbitrationDefaultVisibility } from "./pre-arbitration-columns";
@@ -50,7 +52,8 @@ export function DisputesView({ kind, shops }: { kind: RecordKind; shops: string[
   const size = view.size as number;
 
   // React Query hashes the key, so a body rebuilt on every render still names one cache entry.
-  const body = toSearchBody(kind, values);
+  const { today } = useDeadlines();
+  const body = toSearchBody(kind, values, today);
   const query = useQuery({
     queryKey: ["records", kind, body],
     queryFn: ({ signal }) => fetchRecords<DisputeRecord>(kind, body, signal),
@@ -60,7 +63,7 @@ export function DisputesView({ kind, shops }: { kind: RecordKind; shops: string[
   const settled = !query.isPlaceholderData;
   const rows = useMemo<Row[]>(() => (query.data && settled ? query.data.content.map((r) => ({ ...r, __key: recordKeyOf(kind, r) }) as Row) : EMPTY), [query.data, settled, kind]);
 
-  const [columnVisibility, setColumnVisibility, resetVisibility] = useStoredVisibility(`disputes.columns.${kind}.v1`, DEFAULT_VISIBILITY[kind]);
+  const [columnVisibility, setColumnVisibility, resetVisibility] = useStoredVisibility(gridColumnsKey(kind), DEFAULT_VISIBILITY[kind]);
   const columns = COLUMNS[kind];
   const { sorting, onSortingChange } = useUrlSorting(columns, sort, dir, (key, order) => void setView({ sort: key, dir: order, page: null }));
   const table = useTable({
@@ -98,7 +101,7 @@ export function DisputesView({ kind, shops }: { kind: RecordKind; shops: string[
         <SortControls kind={kind} sort={sort} dir={dir} onSort={(key) => void setView({ sort: key, page: null })} onDir={(order) => void setView({ dir: order, page: null })} />
         <div className="flex items-center gap-2">
           <ViewOptions table={table} onReset={resetVisibility} />
-          <ExportLink href={`/api/export/${kind}${selectionQuery(kind, values)}`} total={data ? total : undefined} />
+          <ExportLink href={`/api/export/${kind}${selectionQuery(kind, values, today)}`} total={data ? total : undefined} />
         </div>
       </div>
       <p role="status" className="sr-only">
