@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import { SavedViewsMenu } from "@/components/saved-views/saved-views-menu";
 import { DueThisWeek } from "@/components/worklist/due-this-week";
 import { KINDS, RECORD_KINDS } from "@/lib/domain/kinds";
 
@@ -48,6 +49,7 @@ export function AppHeader({ email, access, signOut }: { email: string; access: s
               · shops: {access.length > 4 ? `${access.slice(0, 4).join(", ")} +${access.length - 4} more` : access.join(", ")}
             </span>
           </div>
+          <SavedViewsMenu />
           <form action={signOut}>
             <button type="submit" className="rounded-md border border-slate-300 px-3 py-1 text-sm hover:bg-slate-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-blue-600">
               Sign out
