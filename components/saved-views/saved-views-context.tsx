@@ -2,7 +2,7 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter } from "next/navigation";
-import { createContext, useCallback, useContext, useMemo, useRef, useState } from "react";
+import { createContext, useCallback, useContext, useMemo, useState } from "react";
 import { readStoredColumns, storeColumns } from "@/components/data-table/use-stored-visibility";
 import { columnsKeyOfPage } from "@/components/disputes/columns-key";
 import { getApi, postApi } from "@/components/shared/api";
@@ -29,8 +29,8 @@ interface SavedViewsApi {
   open(view: SavedView, options?: { replace?: boolean }): void;
   notice: ViewNotice | null;
   dismissNotice(): void;
-  /** True once for a page that a view was just opened on explicitly (no default view over it). */
-  takeExplicit(pathname: string): boolean;
+  /** The last view opened from the menu: its page, and when (the default-view gate honours it once). */
+  lastOpened: { page: string; at: number } | null;
 }
 
 const SavedViewsContext = createContext<SavedViewsApi | null>(null);
@@ -60,11 +60,30 @@ export function SavedViewsProvider({ initial, children }: { initial: SavedView[]
     staleTime: 30_000,
   });
   const [notice, setNotice] = useState<ViewNotice | null>(null);
-  const explicit = useRef<string | null>(null);
+  const [lastOpened, setLastOpened] = useState<{ page: string; at: number } | null>(null);
   const refresh = useCallback(() => client.invalidateQueries({ queryKey: VIEWS_KEY }), [client]);
 
-  // A notice belongs to the page its view opened; leaving the page ends it.
-  if (notice && notice.page !== pathname) setNotice(null);
+  // A notice belongs to the page its view opened; leaving that page ends it.
+  const [seenPath, setSeenPath] = useState(pathname);
+  if (seenPath !== pathname) {
+    setSeenPath(pathname);
+    if (notice && notice.page !== pathname) setNotice(null);
+  }
+
+  // Stable, so the default-view gate opens a view once per arrival.
+  const open = useCallback<SavedViewsApi["open"]>(
+    (view, options) => {
+      const { query: cleaned, dropped } = cleanViewQuery(view.page, view.query);
+      const key = columnsKeyOfPage(view.page);
+      if (key) storeColumns(key, view.columns);
+      setNotice(dropped.length ? { name: view.name, page: view.page, dropped } : null);
+      if (!options?.replace) setLastOpened({ page: view.page, at: Date.now() });
+      const href = `${view.page}${cleaned}`;
+      if (options?.replace) router.replace(href);
+      else router.push(href);
+    },
+    [router],
+  );
 
   const api = useMemo<SavedViewsApi>(
     () => ({
@@ -92,25 +111,12 @@ export function SavedViewsProvider({ initial, children }: { initial: SavedView[]
         await postApi(`/api/views/${view.id}/delete`, {});
         await refresh();
       },
-      open(view, options) {
-        const { query: cleaned, dropped } = cleanViewQuery(view.page, view.query);
-        const key = columnsKeyOfPage(view.page);
-        if (key) storeColumns(key, view.columns);
-        setNotice(dropped.length ? { name: view.name, page: view.page, dropped } : null);
-        explicit.current = view.page;
-        const href = `${view.page}${cleaned}`;
-        if (options?.replace) router.replace(href);
-        else router.push(href);
-      },
+      open,
       notice,
       dismissNotice: () => setNotice(null),
-      takeExplicit(path) {
-        if (explicit.current !== path) return false;
-        explicit.current = null;
-        return true;
-      },
+      lastOpened,
     }),
-    [query.data, notice, refresh, router],
+    [query.data, notice, refresh, open, lastOpened],
   );
   return <SavedViewsContext.Provider value={api}>{children}</SavedViewsContext.Provider>;
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import { useCombobox } from "downshift";
-import { useDeferredValue, useId, useMemo, useRef, useState } from "react";
+import { useDeferredValue, useId, useMemo, useState } from "react";
 import { useShopDirectory } from "./shop-directory";
 import { groupState, narrow, type PickerOption, shopTree, toggleOption } from "./shop-options";
 
@@ -32,31 +32,30 @@ export function ShopPicker({ shops, value, onChange }: ShopPickerProps) {
   const deferredSearch = useDeferredValue(search);
   const listed = useMemo(() => narrow(tree, deferredSearch, LISTED_SHOPS), [tree, deferredSearch]);
   const [draft, setDraft] = useState<string[] | null>(null);
-  // The latest choice, also between a commit and the URL catching up with it.
-  const latest = useRef<readonly string[]>(value);
-  const lastValue = useRef(value);
-  if (lastValue.current !== value) {
-    lastValue.current = value;
-    latest.current = value;
+  // A choice applied but not yet back from the URL; the URL's own value replaces it when it comes.
+  const [applied, setApplied] = useState<readonly string[] | null>(null);
+  const [seen, setSeen] = useState(value);
+  if (!sameList(seen, value)) {
+    setSeen(value);
+    setApplied(null);
   }
-  const chosen = draft ?? value;
+  const current = applied ?? value;
+  const chosen = draft ?? current;
   const chosenSet = useMemo(() => new Set(chosen), [chosen]);
   const statusId = useId();
 
   const commit = (next: readonly string[]) => {
-    const same = next.length === latest.current.length && next.every((s, i) => s === latest.current[i]);
-    latest.current = next;
-    if (!same) onChange([...next]);
+    if (sameList(next, current)) return;
+    setApplied(next);
+    onChange([...next]);
   };
-  const draftRef = useRef(draft);
-  draftRef.current = draft;
   /**
-   * A change of the current choice: while the list is open it edits the draft, otherwise it
-   * applies at once (from the latest choice, which the URL may not show yet).
+   * A change of the choice: while the list is open it edits the draft, otherwise it applies at
+   * once (to the latest choice, which the URL may not show yet).
    */
-  const change = (edit: (current: readonly string[]) => string[]) => {
-    if (draftRef.current) setDraft(edit(draftRef.current));
-    else commit(edit(latest.current));
+  const change = (edit: (shops: readonly string[]) => string[]) => {
+    if (draft) setDraft(edit(draft));
+    else commit(edit(current));
   };
 
   const { isOpen, highlightedIndex, getLabelProps, getInputProps, getMenuProps, getItemProps, getToggleButtonProps } = useCombobox<PickerOption>({
@@ -83,19 +82,18 @@ export function ShopPicker({ shops, value, onChange }: ShopPickerProps) {
     },
     onStateChange: ({ type, selectedItem }) => {
       if ((type === useCombobox.stateChangeTypes.ItemClick || type === useCombobox.stateChangeTypes.InputKeyDownEnter) && selectedItem) {
-        setDraft((d) => toggleOption(d ?? latest.current, selectedItem));
+        setDraft((d) => toggleOption(d ?? current, selectedItem));
       }
     },
     onIsOpenChange: ({ isOpen: open }) => {
       if (open) {
-        setDraft([...latest.current]);
+        setDraft([...current]);
         return;
       }
       // Closed (Escape, Tab, a click elsewhere): the draft becomes the view's choice.
-      const finished = draftRef.current;
       setDraft(null);
       setSearch("");
-      if (finished) commit(finished);
+      if (draft) commit(draft);
     },
   });
 
@@ -181,6 +179,8 @@ export function ShopPicker({ shops, value, onChange }: ShopPickerProps) {
                   const i = index++;
                   const state = option.type === "shop" ? (chosenSet.has(option.code) ? "all" : "none") : groupState(chosenSet, option.shops);
                   return (
+                    // getItemProps gives the role (option) and aria-selected (the highlighted one).
+                    // eslint-disable-next-line jsx-a11y/role-supports-aria-props
                     <li
                       key={option.key}
                       {...getItemProps({ item: option, index: i })}
@@ -213,4 +213,8 @@ export function ShopPicker({ shops, value, onChange }: ShopPickerProps) {
       </p>
     </div>
   );
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((s, i) => s === b[i]);
 }

@@ -187,3 +187,50 @@ export function writeFixtureFiles(dir: string, seed = 42): string[] {
   }
   return files;
 }
+
+/**
+ * A head office: 200 shops (HQ-001 ...) of 40 merchants under 8 parent merchants, one chargeback
+ * each in one file of their own, for the shop picker at a real analyst's scale. No other user
+ * sees these shops, so the other tests' figures are untouched.
+ */
+const HQ_TRADES = ["Outdoor", "Books", "Travel", "Electronics", "Fashion", "Garden", "Pharmacy", "Toys"];
+const HQ_CITIES = ["Graz", "Lyon", "Porto", "Turku", "Brno"];
+export const HEAD_OFFICE = {
+  fileDate: "2026-01-31",
+  shops: Array.from({ length: 200 }, (_, i) => `HQ-${pad(i + 1, 3)}`),
+  /** shop i belongs to merchant floor(i / 5), merchant m to parent floor(m / 5) */
+  merchant: (m: number) => ({ id: `HQM-${pad(m + 1, 2)}`, name: `${HQ_TRADES[m % 8]} ${HQ_CITIES[Math.floor(m / 8)]} ${pad(m + 1, 2)}` }),
+  parent: (p: number) => ({ id: `HQP-${p + 1}`, name: `Holding ${["North", "South", "East", "West", "Alpine", "Coastal", "Central", "Island"][p]}` }),
+} as const;
+
+export function writeHeadOfficeFile(dir: string): string {
+  fs.mkdirSync(dir, { recursive: true });
+  const rows = HEAD_OFFICE.shops.map((shop, i) => {
+    const m = Math.floor(i / 5);
+    const merchant = HEAD_OFFICE.merchant(m);
+    const parent = HEAD_OFFICE.parent(Math.floor(m / 5));
+    const seq = 900_000 + i;
+    return {
+      shop_code: shop,
+      card: "545454%0001",
+      acq_ref_nr: `7${HEAD_OFFICE.fileDate.replace(/-/g, "")}${pad(seq, 14)}`,
+      merchant_id: merchant.id,
+      merchant_name: merchant.name,
+      reason_code: "4853",
+      parent_mrch_id: parent.id,
+      parent_mrch_name: parent.name,
+      chb_proc_date: addDays(HEAD_OFFICE.fileDate, -1),
+      function_code: "450",
+      function_code_name: "First Chargeback (Full)",
+      card_type: "MC",
+      chb_amount: `${10 + i}.00`,
+      chb_ccy: "EUR",
+      payment_id: `HQPAY${pad(seq, 7)}`,
+      payment_order_nr: `HQ-ORD-${pad(i + 1, 4)}`,
+    };
+  });
+  const file = path.join(dir, `CHB_${HEAD_OFFICE.fileDate.replace(/-/g, "")}.csv`);
+  writeCsv(file, importColumns("chargeback"), rows);
+  return file;
+}
+

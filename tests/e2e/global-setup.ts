@@ -3,7 +3,7 @@ import path from "node:path";
 import { runCli } from "../helpers/cli";
 import { dropCreatedDatabases, postgresBackend, tempDir } from "../helpers/db";
 import { startServer, type TestServer } from "../helpers/server";
-import { SHOPS, writeFixtureFiles } from "./fixture";
+import { HEAD_OFFICE, SHOPS, writeFixtureFiles, writeHeadOfficeFile } from "./fixture";
 
 /**
  * One production server (`node .worker/server.cjs` over the existing build) on a fresh database
@@ -16,6 +16,8 @@ import { SHOPS, writeFixtureFiles } from "./fixture";
 export const USERS = {
   merchant: { email: "merchant@e2e.test", password: "e2e-password-1", access: [SHOPS.a, SHOPS.b] },
   single: { email: "single@e2e.test", password: "e2e-password-2", access: [SHOPS.a] },
+  /** 200 shops of 40 merchants under 8 parents (fixture.ts, HEAD_OFFICE) */
+  headOffice: { email: "head-office@e2e.test", password: "e2e-password-3", access: [...HEAD_OFFICE.shops] },
 };
 
 export type E2eBackend = "sqlite" | "postgres";
@@ -45,6 +47,7 @@ export default async function globalSetup() {
     const databaseUrl = backend === "postgres" ? await postgresBackend.create() : `file:${path.join(dir, "disputes.sqlite")}`;
     const env = { DATABASE_URL: databaseUrl };
     writeFixtureFiles(path.join(dir, "import"));
+    writeHeadOfficeFile(path.join(dir, "import"));
 
     const imported = await runCli("import.ts", [path.join(dir, "import")], env);
     if (imported.code !== 0) throw new Error(`fixture import failed:\n${imported.stdout}\n${imported.stderr}`);

@@ -1,3 +1,4 @@
+import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, test } from "@playwright/test";
 import { CompiledQuery } from "kysely";
 import { openDatabase } from "@/lib/data/db";
@@ -77,7 +78,7 @@ export function screenshotPath(file: string): string {
  * answer-by dates (and the screenshots) read as they would on the day the files arrived. */
 export const BROWSER_TODAY = new Date("2026-02-06T09:00:00Z");
 
-export async function signIn(page: Page, user = USERS.merchant, next = "/chargebacks") {
+export async function signIn(page: Page, user: { email: string; password: string } = USERS.merchant, next = "/chargebacks") {
   await page.clock.setFixedTime(BROWSER_TODAY);
   await page.goto(`/login?next=${encodeURIComponent(next)}`);
   await page.getByLabel("E-mail address").fill(user.email);
@@ -94,4 +95,12 @@ export async function gridReady(page: Page) {
 
 export function rangeText(page: Page) {
   return page.getByTestId("row-range");
+}
+
+/** axe's serious and critical findings within `include` (counted as tests/e2e/a11y.spec.ts counts them). */
+export async function seriousAxeViolations(page: Page, include = "body"): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).include(include).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
+  return results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(" | ")}`);
 }
