@@ -134,6 +134,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/shops": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Shop directory: the merchant and parent merchant of each shop
+         * @description Extension of the seed API. One entry per shop code of the caller's access list, in bytewise order: the merchant id and name of the shop's last record in its latest file of either kind (greatest file date, then the later import), and the parent merchant id and name of its last record in its latest chargeback file (pre-arbitration records carry none). Null where the shop has no such record. The body takes no fields. Authentication, errors and the order of checks are those of the searches.
+         */
+        post: operations["listShops"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -577,6 +597,26 @@ export interface components {
             /** @description Merchants with at least 300 in the month */
             at_high_excessive: number;
         };
+        /** Shop directory */
+        ShopDirectory: {
+            /** @description One entry per shop code of the caller's access list, in bytewise order of shop_code. */
+            shops: components["schemas"]["ShopEntry"][];
+        };
+        /** Shop directory entry */
+        ShopEntry: {
+            /** @description A shop code of the caller's access list. */
+            shop_code: string;
+            /** @description The merchant id of the shop's latest file (either kind) that carries the shop: its last record there. Null when the shop has no records. */
+            merchant_id: string | null;
+            /** @description The merchant name of that same record (null when it is empty or the shop has no records). */
+            merchant_name: string | null;
+            /** @description parent_mrch_id of the shop's latest chargeback file that carries the shop (pre-arbitration records have no parent): its last record there. Null without one. */
+            parent_merchant_id: string | null;
+            /** @description parent_mrch_name of that same chargeback record. */
+            parent_merchant_name: string | null;
+        };
+        /** Shop directory request */
+        ShopsRequest: Record<string, never>;
     };
     responses: never;
     parameters: never;
@@ -1188,6 +1228,118 @@ export interface operations {
                 };
             };
             /** @description shop_codes names a shop outside the caller's access list, or a cookie-authenticated request came from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A method other than POST */
+            405: {
+                headers: {
+                    /** @description Always POST */
+                    Allow?: "POST";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A body over 1048576 bytes (1 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A content type other than application/json, or a charset other than utf-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description More requests from one credential than the rate limit (RATE_LIMIT_PER_MINUTE, default 6000 per minute) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the body never holds internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listShops: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description An empty JSON object (or an empty body); any field is refused. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ShopsRequest"];
+            };
+        };
+        responses: {
+            /** @description The caller's shops with their merchants */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShopDirectory"];
+                };
+            };
+            /** @description Invalid JSON, a body that is not an object, or any field (each named in errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication failed: missing or malformed headers, unknown shop, wrong signature or reused nonce (one identical body for all) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A cookie-authenticated request came from another origin */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -3,6 +3,7 @@ import { chargebackPageSchema, preArbitrationPageSchema, problemSchema } from "@
 import { chargebackSearchSchema, LIMITS, preArbitrationSearchSchema } from "@/lib/schemas/search";
 import { worklistPageSchema, worklistRequestSchema } from "@/lib/schemas/worklist";
 import { OVERVIEW_PARTS, overviewRequestSchema, overviewResponseSchema } from "@/lib/schemas/overview";
+import { shopsRequestSchema, shopsResponseSchema } from "@/lib/schemas/shops";
 import { chargebackSummaryResponseSchema, chargebackSummarySchema, MAX_GROUPS, preArbitrationSummaryResponseSchema, preArbitrationSummarySchema } from "@/lib/schemas/summary";
 import { MAX_BODY_BYTES } from "./read-body";
 
@@ -171,6 +172,35 @@ function overviewPath(schemas: JsonObject): JsonObject {
   };
 }
 
+/** The shop directory (docs/api.md, "Shop directory"), an extension. */
+function shopsPath(schemas: JsonObject): JsonObject {
+  const response = collect(shopsResponseSchema, "output", schemas);
+  const op = operation(
+    "listShops",
+    "Shop directory: the merchant and parent merchant of each shop",
+    "Extension of the seed API. One entry per shop code of the caller's access list, in bytewise order: the merchant id and name of the shop's last record in its latest file of either kind " +
+      "(greatest file date, then the later import), and the parent merchant id and name of its last record in its latest chargeback file (pre-arbitration records carry none). " +
+      "Null where the shop has no such record. The body takes no fields. Authentication, errors and the order of checks are those of the searches.",
+    collect(shopsRequestSchema, "input", schemas),
+    response,
+  ).post;
+  return {
+    "/api/shops": {
+      post: {
+        ...op,
+        tags: [EXTENSIONS_TAG.name],
+        requestBody: { ...op.requestBody, description: "An empty JSON object (or an empty body); any field is refused." },
+        responses: {
+          ...op.responses,
+          "200": { description: "The caller's shops with their merchants", content: { "application/json": { schema: response } } },
+          "400": problem("Invalid JSON, a body that is not an object, or any field (each named in errors)"),
+          "403": problem("A cookie-authenticated request came from another origin"),
+        },
+      },
+    },
+  };
+}
+
 let cached: JsonObject | undefined;
 
 export function openApiDocument(): JsonObject {
@@ -201,6 +231,7 @@ export function openApiDocument(): JsonObject {
       ...summaryPaths(schemas),
       ...worklistPath(schemas),
       ...overviewPath(schemas),
+      ...shopsPath(schemas),
     },
     tags: [EXTENSIONS_TAG],
     components: {

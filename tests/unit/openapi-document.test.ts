@@ -32,6 +32,7 @@ describe("the OpenAPI document", () => {
       "POST /api/pre_arbitration/summary": "summarizePreArbitrations",
       "POST /api/worklist": "listWorklist",
       "POST /api/overview": "getOverview",
+      "POST /api/shops": "listShops",
     });
   });
 
