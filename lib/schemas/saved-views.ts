@@ -58,7 +58,8 @@ export const updateViewSchema = z
     name: name.optional(),
     is_default: z.boolean({ message: "must be true or false" }).optional().describe("true makes this the page's default view (the user's other default of the page is unmarked); false unmarks it."),
   })
-  .refine((body) => body.name !== undefined || body.is_default !== undefined, { message: "give name, is_default or both" })
+  // Only for a body otherwise valid: an unknown field is the one thing to name then.
+  .refine((body) => body.name !== undefined || body.is_default !== undefined, { message: "give name, is_default or both", when: (payload) => payload.issues.length === 0 })
   .meta({ id: "SavedViewUpdate", title: "Saved view change" });
 
 export interface CreateViewRequest {
