@@ -9,6 +9,7 @@ import { KINDS, RECORD_KINDS } from "@/lib/domain/kinds";
 const NAV = [
   { href: "/worklist", label: "Needs an answer", badge: true },
   { href: "/overview", label: "Overview" },
+  { href: "/report", label: "Report" },
   ...RECORD_KINDS.map((kind) => ({ href: KINDS[kind].pagePath, label: KINDS[kind].navLabel })),
 ];
 
