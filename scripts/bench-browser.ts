@@ -1,5 +1,5 @@
 /**
- * npm run bench:browser -- --url http://127.0.0.1:3000 --email a@b.c --password-stdin [--shop CODE] [--runs 20] [--to YYYY-MM-DD]
+ * npm run bench:browser -- --url http://127.0.0.1:3000 --email a@b.c --password-stdin [--shop CODE] [--runs 20] [--to YYYY-MM-DD] [--only report]
  *
  * The dashboard in Debian's Chromium against a running `npm start` (a loaded database): the
  * JavaScript /chargebacks loads (gzipped bytes on the wire), how long a file-date filter takes
@@ -8,11 +8,15 @@
  * round trips), the worklist page until its rows are on screen, and the
  * overview (90 days ending --to, default today, a day earlier each run) until every chart is drawn
  * and until its figures were first painted, and the overview opened from the navigation bar.
+ * The report (measureReport, its own printed line): a year of file dates ending --to by two
+ * summary dimensions, a new pair each run, from navigation start and from a change of its Rows
+ * select until the table is drawn, measured in the page.
  * The password is read from standard input; traffic goes only to --url, which must be loopback.
  */
 import fs from "node:fs";
 import zlib from "node:zlib";
 import { chromium, type Page } from "@playwright/test";
+import { dimensionNames } from "@/lib/schemas/summary";
 
 interface Options {
   url: string;
@@ -21,6 +25,8 @@ interface Options {
   shop?: string;
   runs: number;
   to: string;
+  /** one measurement alone (after sign-in): "report" */
+  only?: "report";
 }
 
 /** The overview's charts (their figures' test ids). */
@@ -41,7 +47,9 @@ function options(argv: string[]): Options {
   if (!Number.isSafeInteger(runs) || runs < 1 || runs > 500) throw new Error("--runs must be a whole number from 1 to 500");
   const to = value("to") ?? new Date().toISOString().slice(0, 10);
   if (!/^\d{4}-\d{2}-\d{2}$/.test(to)) throw new Error("--to must be a date YYYY-MM-DD");
-  return { url, email, password, shop: value("shop"), runs, to };
+  const only = value("only");
+  if (only !== undefined && only !== "report") throw new Error("--only takes: report");
+  return { url, email, password, shop: value("shop"), runs, to, only };
 }
 
 const percentile = (values: number[], p: number) => {
@@ -83,6 +91,10 @@ async function main() {
     await page.getByLabel("Password").fill(opts.password);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL((u) => !u.pathname.startsWith("/login"));
+    if (opts.only === "report") {
+      console.log(`report ${JSON.stringify(await measureReport(page, opts))}`);
+      return;
+    }
 
     // JavaScript of a cold load of /chargebacks, gzipped as it would travel.
     const scripts = new Map<string, number>();
@@ -284,9 +296,117 @@ async function main() {
       overviewFromNavigationP50Ms: Math.round(percentile(overviewNavMs, 50)),
     };
     console.log(JSON.stringify(result, null, 2));
+    // Each further page is its own function and prints its own line.
+    console.log(`report ${JSON.stringify(await measureReport(page, opts))}`);
   } finally {
     await browser.close();
   }
+}
+
+// ---- The report (/report) ------------------------------------------------------------------
+
+/**
+ * The pivot report over a year of file dates ending --to (a day earlier each run, so that no answer
+ * is remembered), by a pair of the chargebacks' summary dimensions (a new pair each run):
+ * - load: a fresh load of /report?rows=..&cols=.. (a shared link), from navigation start until the
+ *   table of that layout is in the document and the next frame was drawn;
+ * - select: then a change of the Rows select to another dimension, from the change event until
+ *   the new table is drawn;
+ * - api: the summary request of that change, as the browser's resource timing saw it.
+ * Each is marked in the page (performance.mark / measure "report-load", "report-select"). A layout
+ * the API refuses (more than 10,000 groups) is counted apart, not timed.
+ */
+async function measureReport(page: Page, opts: Options) {
+  const dims = dimensionNames("chargeback");
+  const pairs = dims.flatMap((rows) => dims.filter((cols) => cols !== rows).map((cols) => [rows, cols] as const));
+  // In every /report document: the load's end, and each Rows change until its table is drawn.
+  // (No named functions in the page's code: tsx would wrap them in a helper the page does not have.)
+  await page.addInitScript(() => {
+    if (location.pathname !== "/report") return;
+    const w = window as unknown as { __reportLoad?: { ms: number; ok: boolean }; __changeAt?: number; __expect?: string; __reportSelect?: { ms: number; ok: boolean } };
+    const TABLE = '[data-testid="report"][data-settled="true"] [data-testid="report-table"]';
+    document.addEventListener(
+      "change",
+      (e) => {
+        const select = e.target as HTMLSelectElement;
+        if (![...(select.labels ?? [])].some((label) => label.textContent?.trim() === "Rows")) return;
+        w.__changeAt = e.timeStamp;
+        w.__expect = select.value;
+        w.__reportSelect = undefined;
+        performance.mark("report-select-start");
+      },
+      true,
+    );
+    new MutationObserver(() => {
+      const table = document.querySelector(TABLE);
+      const refused = document.querySelector('[data-testid="error-state"]') !== null;
+      if (w.__reportLoad === undefined && (table || refused)) {
+        w.__reportLoad = { ms: -1, ok: !refused };
+        requestAnimationFrame(() => {
+          performance.mark("report-load-end");
+          w.__reportLoad = { ms: performance.measure("report-load", { start: 0, end: "report-load-end" }).duration, ok: !refused };
+        });
+      }
+      const rows = table?.getAttribute("data-layout")?.split("/")[1];
+      if (w.__changeAt === undefined || (rows !== w.__expect && !refused)) return;
+      w.__changeAt = undefined;
+      requestAnimationFrame(() => {
+        performance.mark("report-select-end");
+        w.__reportSelect = { ms: performance.measure("report-select", "report-select-start", "report-select-end").duration, ok: !refused };
+      });
+    }).observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-settled", "data-layout"] });
+  });
+
+  const load: number[] = [];
+  const select: number[] = [];
+  const api: number[] = [];
+  let refused = 0;
+  for (let i = 0; i < opts.runs; i++) {
+    const to = new Date(Date.parse(`${opts.to}T00:00:00Z`) - i * 86_400_000).toISOString().slice(0, 10);
+    const from = new Date(Date.parse(`${to}T00:00:00Z`) - 364 * 86_400_000).toISOString().slice(0, 10);
+    const [rows, cols] = pairs[i % pairs.length];
+    const shops = opts.shop ? `&shops=${opts.shop}` : "";
+    await page.goto(`${opts.url}/report?from=${from}&to=${to}&rows=${rows}&cols=${cols}${shops}`, { waitUntil: "commit" });
+    const loaded = await page
+      .waitForFunction(() => {
+        const r = (window as unknown as { __reportLoad?: { ms: number; ok: boolean } }).__reportLoad;
+        return r && r.ms >= 0 ? r : undefined;
+      }, undefined, { polling: "raf", timeout: 30_000 })
+      .then((h) => h.jsonValue() as Promise<{ ms: number; ok: boolean }>);
+    if (!loaded.ok) {
+      refused++;
+      continue;
+    }
+    load.push(loaded.ms);
+    // Rows to another dimension, neither the columns' nor the current rows'.
+    const others = dims.filter((d) => d !== rows && d !== cols);
+    const next = others[i % others.length];
+    await page.getByRole("combobox", { name: "Rows", exact: true }).selectOption(next);
+    const selected = await page
+      .waitForFunction(() => (window as unknown as { __reportSelect?: { ms: number; ok: boolean } }).__reportSelect, undefined, { polling: "raf", timeout: 30_000 })
+      .then((h) => h.jsonValue() as Promise<{ ms: number; ok: boolean }>);
+    if (!selected.ok) {
+      refused++;
+      continue;
+    }
+    select.push(selected.ms);
+    const summary = await page.evaluate(() => {
+      const entries = performance.getEntriesByType("resource").filter((e) => e.name.endsWith("/summary"));
+      return entries.length ? entries[entries.length - 1].duration : Number.NaN;
+    });
+    if (Number.isFinite(summary)) api.push(summary);
+  }
+  const p = (values: number[], at: number) => (values.length ? Math.round(percentile(values, at)) : null);
+  return {
+    reportLoadInPageP95Ms: p(load, 95),
+    reportLoadInPageP50Ms: p(load, 50),
+    reportSelectInPageP95Ms: p(select, 95),
+    reportSelectInPageP50Ms: p(select, 50),
+    reportSummaryApiP95Ms: p(api, 95),
+    reportSummaryApiP50Ms: p(api, 50),
+    reportRuns: load.length,
+    reportRefused: refused,
+  };
 }
 
 main().catch((err: unknown) => {

@@ -61,7 +61,7 @@ export function ReportTable({ pivot, body, caption }: { pivot: Pivot; body: Reco
         {caption}
       </p>
       <div role="region" aria-labelledby={captionId} tabIndex={0} className="max-h-[70vh] overflow-auto rounded-b-md focus:outline-none focus-visible:ring-2 focus-visible:ring-blue-600" data-testid="report-scroll">
-        <table className="min-w-full border-separate border-spacing-0 text-sm" data-testid="report-table">
+        <table className="min-w-full border-separate border-spacing-0 text-sm" data-testid="report-table" data-layout={`${layout.kind}/${layout.rows}/${layout.cols ?? ""}/${layout.measure}`}>
           <caption id={captionId} className="sr-only">
             {caption}
           </caption>
