@@ -63,21 +63,21 @@ export function ShopPicker({ shops, value, onChange }: ShopPickerProps) {
     itemToString: (o) => (o ? (o.type === "shop" ? o.code : o.title) : ""),
     itemToKey: (o) => o?.key ?? null,
     selectedItem: null,
-    inputValue: search,
-    onInputValueChange: ({ inputValue, type }) => {
-      // Choosing an option keeps the typed text, so several shops of one search can be chosen.
-      if (type === useCombobox.stateChangeTypes.ItemClick || type === useCombobox.stateChangeTypes.InputKeyDownEnter) return;
-      setSearch(inputValue ?? "");
-    },
+    // The field's text stays downshift's own (a controlled one loses keys typed quickly); the
+    // search follows it.
+    onInputValueChange: ({ inputValue }) => setSearch(inputValue ?? ""),
     stateReducer: (state, { type, changes }) => {
       switch (type) {
+        // Choosing an option keeps the list open and the typed text, so several can be chosen.
         case useCombobox.stateChangeTypes.InputKeyDownEnter:
         case useCombobox.stateChangeTypes.ItemClick:
           return { ...changes, isOpen: true, highlightedIndex: state.highlightedIndex, inputValue: state.inputValue };
-        case useCombobox.stateChangeTypes.InputBlur:
+        // The selected item is always null here (the choice is a list): no text follows from it.
+        case useCombobox.stateChangeTypes.ControlledPropUpdatedSelectedItem:
           return { ...changes, inputValue: state.inputValue };
         default:
-          return changes;
+          // Closing ends the search: the field is empty again.
+          return state.isOpen && changes.isOpen === false ? { ...changes, inputValue: "" } : changes;
       }
     },
     onStateChange: ({ type, selectedItem }) => {
@@ -92,7 +92,6 @@ export function ShopPicker({ shops, value, onChange }: ShopPickerProps) {
       }
       // Closed (Escape, Tab, a click elsewhere): the draft becomes the view's choice.
       setDraft(null);
-      setSearch("");
       if (draft) commit(draft);
     },
   });
