@@ -52,7 +52,8 @@ test.describe("date presets", () => {
       expect(params(page).get("from")).toBeNull();
       expect(params(page).get("to")).toBeNull();
       const n = await count(from, to);
-      await expect(page.getByTestId("row-range").or(page.getByText(/No chargebacks match these filters/))).toHaveText(n ? new RegExp(` of ${n}$`) : /No chargebacks match/);
+      await expect(page.getByTestId("row-range")).toHaveText(new RegExp(` of ${n}$`));
+      if (n === 0) await expect(page.getByText("No chargebacks match these filters:")).toBeVisible();
     }
   });
 
@@ -77,7 +78,7 @@ test.describe("date presets", () => {
     await expect(fromField(page)).toHaveValue("2026-01-13");
     await page.clock.setFixedTime(new Date("2026-02-15T22:30:00Z")); // 16 February in Auckland
     await page.reload();
-    await expect(fromField(page)).toHaveValue("2026-01-17");
+    await expect(fromField(page)).toHaveValue("2026-01-18");
     await expect(toField(page)).toHaveValue("2026-02-16");
   });
 
