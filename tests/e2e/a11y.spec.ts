@@ -60,10 +60,15 @@ test.describe("keyboard only", () => {
     await page.keyboard.press("Enter");
     await page.waitForURL(/\/chargebacks/);
     await gridReady(page);
-    // Tab reaches the shop checkboxes; Space ticks one.
-    const shop = page.getByRole("checkbox", { name: "SHOP_A" });
-    for (let i = 0; i < 40 && !(await shop.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press("Tab");
-    await page.keyboard.press("Space");
+    // Tab reaches the shop picker; typing narrows it, ArrowUp goes to the last option (the shop
+    // itself, after its groups), Enter chooses it and Escape applies the choice.
+    const shops = page.getByRole("combobox", { name: "Shops", exact: true });
+    for (let i = 0; i < 40 && !(await shops.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press("Tab");
+    await page.keyboard.type("SHOP_A");
+    await expect(page.getByRole("listbox").getByRole("option", { name: "SHOP_A", exact: true })).toBeVisible();
+    await page.keyboard.press("ArrowUp");
+    await page.keyboard.press("Enter");
+    await page.keyboard.press("Escape");
     await expect(page).toHaveURL(/shops=SHOP_A/);
     const sortButton = page.getByRole("columnheader", { name: "Merchant" }).getByRole("button");
     for (let i = 0; i < 40 && !(await sortButton.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press("Tab");

@@ -104,3 +104,20 @@ export async function seriousAxeViolations(page: Page, include = "body"): Promis
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(" | ")}`);
 }
+
+/** Chooses shops in the shop picker (by code) and closes it, which applies the choice. */
+export async function chooseShops(page: Page, codes: readonly string[]) {
+  const picker = page.getByRole("combobox", { name: "Shops", exact: true });
+  await picker.click();
+  for (const code of codes) {
+    await picker.fill(code);
+    await page.getByRole("listbox").getByRole("option", { name: code, exact: true }).click();
+  }
+  await page.keyboard.press("Escape");
+}
+
+/** The shops the picker shows as chosen (its chips). */
+export async function chosenShops(page: Page): Promise<string[]> {
+  const names = await page.getByRole("button", { name: /^Remove / }).evaluateAll((buttons) => buttons.map((b) => b.getAttribute("aria-label") ?? ""));
+  return names.map((n) => n.replace(/^Remove /, ""));
+}
