@@ -314,7 +314,8 @@ async function main() {
  *   the new table is drawn;
  * - api: the summary request of that change, as the browser's resource timing saw it.
  * Each is marked in the page (performance.mark / measure "report-load", "report-select"). A layout
- * the API refuses (more than 10,000 groups) is counted apart, not timed.
+ * the API refuses (more than 10,000 groups), or one with too many cells to draw, is counted apart,
+ * not timed.
  */
 async function measureReport(page: Page, opts: Options) {
   const dims = dimensionNames("chargeback");
@@ -339,7 +340,8 @@ async function measureReport(page: Page, opts: Options) {
     );
     new MutationObserver(() => {
       const table = document.querySelector(TABLE);
-      const refused = document.querySelector('[data-testid="error-state"]') !== null;
+      // Refused by the API (more than 10,000 groups), or too many cells to draw: not timed.
+      const refused = document.querySelector('[data-testid="error-state"], [data-testid="report"] [data-testid="empty-state"]') !== null;
       if (w.__reportLoad === undefined && (table || refused)) {
         w.__reportLoad = { ms: -1, ok: !refused };
         requestAnimationFrame(() => {

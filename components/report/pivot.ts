@@ -56,14 +56,16 @@ export function formatMinorGrouped(minor: bigint): string {
   return `${negative ? "-" : ""}${digits.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}.${cents}`;
 }
 
-function tallyOf(group: SummaryGroup): Tally {
+/** A group's tally; amounts are read only for an amount measure (a count of 10,000 groups needs none). */
+function tallyOf(group: SummaryGroup, measure: Measure): Tally {
   const tally = emptyTally();
   tally.count = group.count;
   tally.reversals = "reversals" in group ? group.reversals : 0;
+  if (!isMoneyMeasure(measure)) return tally;
   for (const a of group.amounts) {
     if ("chb_amount" in a) {
-      tally.amount.set(a.currency, (tally.amount.get(a.currency) ?? 0n) + toMinor(a.chb_amount));
-      tally.reversal.set(a.currency, (tally.reversal.get(a.currency) ?? 0n) + toMinor(a.reversal_amount));
+      if (measure === "amount") tally.amount.set(a.currency, (tally.amount.get(a.currency) ?? 0n) + toMinor(a.chb_amount));
+      else tally.reversal.set(a.currency, (tally.reversal.get(a.currency) ?? 0n) + toMinor(a.reversal_amount));
     } else {
       tally.amount.set(a.currency, (tally.amount.get(a.currency) ?? 0n) + toMinor(a.amount));
     }
@@ -138,7 +140,7 @@ export function buildPivot(layout: ReportLayout, summary: Summary): Pivot {
   for (const g of summary.groups) {
     const ri = rowIndex.get(keyValue(g, layout.rows))!;
     const ci = colIndex.get(layout.cols ? keyValue(g, layout.cols) : null)!;
-    const tally = tallyOf(g);
+    const tally = tallyOf(g, layout.measure);
     const at = ri * cols.length + ci;
     const cell = cells.get(at);
     if (cell) addTally(cell, tally);

@@ -12,8 +12,8 @@ import { problemText, retryTransient } from "@/components/shared/problem-text";
 import { KINDS, RECORD_KINDS, type RecordKind } from "@/lib/domain/kinds";
 import { dimensionNames, type DimensionName } from "@/lib/schemas/summary";
 import { activeFilters, FILTERS } from "@/lib/url-state/dispute-view";
-import { DEFAULT_ROWS, MEASURES_OF, type Measure, type ReportLayout, reportBody, reportLayout, reportParsers } from "@/lib/url-state/report";
-import { DIMENSION_LABELS, measureLabel, measureOption, recordNoun } from "./labels";
+import { DEFAULT_ROWS, isMoneyMeasure, MEASURES_OF, type Measure, type ReportLayout, reportBody, reportLayout, reportParsers } from "@/lib/url-state/report";
+import { DIMENSION_LABELS, measureOption } from "./labels";
 import { buildPivot, type Pivot, pivotCsv } from "./pivot";
 import { fetchSummary, type ReportAnswer, type Summary } from "./report-api";
 import { ReportChart } from "./report-chart";
@@ -92,7 +92,7 @@ export function ReportView({ shops, first }: { shops: string[]; first?: ReportAn
       <GridStatusPanel error={null} onRetry={() => {}} retrying={false} beyondLast={null} filters={filters} onClearFilters={() => void setView(clearFilters)} noun="records" />
     );
   } else {
-    const cells = pivot.rows.length * pivot.cols.length * (pivot.currencies.length || 1);
+    const cells = pivot.rows.length * pivot.cols.length * (isMoneyMeasure(pivot.layout.measure) ? pivot.currencies.length : 1);
     content = (
       <div className="space-y-4">
         {cells > MAX_DRAWN_CELLS ? (
@@ -100,7 +100,7 @@ export function ReportView({ shops, first }: { shops: string[]; first?: ReportAn
             Choose fewer rows or columns, narrow the filters, or use Export CSV for the whole table.
           </EmptyState>
         ) : (
-          <ReportTable pivot={pivot} body={shown.body} caption={<Caption pivot={pivot} />} />
+          <ReportTable pivot={pivot} body={shown.body} />
         )}
         <ReportChart pivot={pivot} />
       </div>
@@ -134,21 +134,6 @@ function layoutPatch(layout: ReportLayout) {
     cols: layout.cols,
     measure: layout.measure === "count" ? null : layout.measure,
   };
-}
-
-function Caption({ pivot }: { pivot: Pivot }) {
-  const { layout } = pivot;
-  const what = `${KINDS[layout.kind].title}: ${measureLabel(layout.kind, layout.measure).toLowerCase()} by ${DIMENSION_LABELS[layout.rows].toLowerCase()}${layout.cols ? ` (rows) and ${DIMENSION_LABELS[layout.cols].toLowerCase()} (columns)` : ""}`;
-  return (
-    <>
-      <span className="font-semibold">{what}</span>
-      <span className="text-slate-700">
-        {" "}
-        · {nf.format(pivot.totalElements)} {recordNoun(layout.kind, pivot.totalElements)}
-        {layout.measure === "amount" || layout.measure === "reversal_amount" ? ", amounts per currency, never added across currencies" : ""}
-      </span>
-    </>
-  );
 }
 
 const selectClass =
