@@ -22,7 +22,7 @@ export function AppHeader({ email, access, signOut }: { email: string; access: s
         <div className="flex flex-wrap items-center gap-x-6 gap-y-1">
           <span className="font-semibold text-slate-900">Dispute review</span>
           <nav aria-label="Main">
-            <ul className="flex gap-1">
+            <ul className="flex flex-wrap gap-1">
               {NAV.map((item) => {
                 const current = pathname === item.href;
                 return (
