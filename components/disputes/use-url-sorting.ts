@@ -37,7 +37,8 @@ export function useUrlSorting(
       const first = next[0];
       const column = first ? columns.find((c) => columnId(c) === first.id) : undefined;
       const key = column?.meta?.sortKey;
-      setSort(key ?? null, key && first?.desc ? "desc" : null);
+      // The order is always named: the grid's default order differs per kind (DEFAULT_SORT).
+      setSort(key ?? null, key ? (first?.desc ? "desc" : "asc") : null);
     },
     [columns, sorting, setSort],
   );

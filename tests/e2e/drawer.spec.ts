@@ -111,7 +111,7 @@ test.describe("pre-arbitration", () => {
 
 test.describe("dispute timeline", () => {
   test("shows every record of the dispute in date order, marks the current item and its answer-by date, and opens each", async ({ page }) => {
-    await signIn(page, USERS.merchant, `/chargebacks?arns=${TIMELINE.arn}&sort=FILE_DATE`);
+    await signIn(page, USERS.merchant, `/chargebacks?arns=${TIMELINE.arn}&sort=FILE_DATE&dir=asc`);
     await gridReady(page);
     await expect(page.locator("tbody tr[data-row-index]")).toHaveCount(2);
     await page.locator("tbody tr[data-row-index]").first().click();
