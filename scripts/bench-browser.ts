@@ -1,5 +1,5 @@
 /**
- * npm run bench:browser -- --url http://127.0.0.1:3000 --email a@b.c --password-stdin [--shop CODE] [--runs 20] [--to YYYY-MM-DD] [--only report]
+ * npm run bench:browser -- --url http://127.0.0.1:3000 --email a@b.c --password-stdin [--shop CODE] [--runs 20] [--to YYYY-MM-DD] [--only report|picker]
  *
  * The dashboard in Debian's Chromium against a running `npm start` (a loaded database): the
  * JavaScript /chargebacks loads (gzipped bytes on the wire), how long a file-date filter takes
@@ -11,11 +11,14 @@
  * The report (measureReport, its own printed line): a year of file dates ending --to by two
  * summary dimensions, a new pair each run, from navigation start and from a change of its Rows
  * select until the table is drawn, measured in the page.
+ * The shop picker (scripts/bench/browser-picker.ts, its own printed line): each typed character
+ * until the listbox answers the field's new text, measured in the page, for the user's shops.
  * The password is read from standard input; traffic goes only to --url, which must be loopback.
  */
 import fs from "node:fs";
 import zlib from "node:zlib";
 import { chromium, type Page } from "@playwright/test";
+import { measurePicker } from "./bench/browser-picker";
 import { dimensionNames } from "@/lib/schemas/summary";
 
 interface Options {
@@ -26,7 +29,7 @@ interface Options {
   runs: number;
   to: string;
   /** one measurement alone (after sign-in): "report" */
-  only?: "report";
+  only?: "report" | "picker";
 }
 
 /** The overview's charts (their figures' test ids). */
@@ -48,7 +51,7 @@ function options(argv: string[]): Options {
   const to = value("to") ?? new Date().toISOString().slice(0, 10);
   if (!/^\d{4}-\d{2}-\d{2}$/.test(to)) throw new Error("--to must be a date YYYY-MM-DD");
   const only = value("only");
-  if (only !== undefined && only !== "report") throw new Error("--only takes: report");
+  if (only !== undefined && only !== "report" && only !== "picker") throw new Error("--only takes: report, picker");
   return { url, email, password, shop: value("shop"), runs, to, only };
 }
 
@@ -93,6 +96,10 @@ async function main() {
     await page.waitForURL((u) => !u.pathname.startsWith("/login"));
     if (opts.only === "report") {
       console.log(`report ${JSON.stringify(await measureReport(page, opts))}`);
+      return;
+    }
+    if (opts.only === "picker") {
+      console.log(`picker ${JSON.stringify(pickerLine(await measurePicker(page, opts.url, opts.runs)))}`);
       return;
     }
 
@@ -298,6 +305,7 @@ async function main() {
     console.log(JSON.stringify(result, null, 2));
     // Each further page is its own function and prints its own line.
     console.log(`report ${JSON.stringify(await measureReport(page, opts))}`);
+    console.log(`picker ${JSON.stringify(pickerLine(await measurePicker(page, opts.url, opts.runs)))}`);
   } finally {
     await browser.close();
   }
@@ -317,6 +325,12 @@ async function main() {
  * the API refuses (more than 10,000 groups), or one with too many cells to draw, is counted apart,
  * not timed.
  */
+/** The picker's keystrokes as one printed line: how many shops, how many keystrokes, p50 and p95. */
+function pickerLine(result: Awaited<ReturnType<typeof measurePicker>>) {
+  const round = (ms: number) => Math.round(ms * 10) / 10;
+  return { shops: result.shops, keystrokes: result.keystrokes, p50_ms: round(percentile(result.ms, 50)), p95_ms: round(percentile(result.ms, 95)), max_ms: round(Math.max(...result.ms)) };
+}
+
 async function measureReport(page: Page, opts: Options) {
   const dims = dimensionNames("chargeback");
   const pairs = dims.flatMap((rows) => dims.filter((cols) => cols !== rows).map((cols) => [rows, cols] as const));
