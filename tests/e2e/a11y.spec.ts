@@ -60,14 +60,18 @@ test.describe("keyboard only", () => {
     await page.keyboard.press("Enter");
     await page.waitForURL(/\/chargebacks/);
     await gridReady(page);
-    // Tab reaches the shop picker; typing narrows it, ArrowUp goes to the last option (the shop
-    // itself, after its groups), Enter chooses it and Escape applies the choice.
+    // Tab reaches the shop picker; typing narrows it, the arrows walk its options (the shop comes
+    // after its groups), Enter chooses one and Escape applies the choice.
     const shops = page.getByRole("combobox", { name: "Shops", exact: true });
     for (let i = 0; i < 40 && !(await shops.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press("Tab");
     await page.keyboard.type("SHOP_A");
-    await expect(page.getByRole("listbox").getByRole("option", { name: "SHOP_A", exact: true })).toBeVisible();
-    await page.keyboard.press("ArrowUp");
+    const option = page.getByRole("listbox").getByRole("option", { name: "SHOP_A", exact: true });
+    await expect(option).toBeVisible();
+    const optionId = await option.getAttribute("id");
+    for (let i = 0; i < 5 && (await shops.getAttribute("aria-activedescendant")) !== optionId; i++) await page.keyboard.press("ArrowDown");
+    await expect(shops).toHaveAttribute("aria-activedescendant", optionId!);
     await page.keyboard.press("Enter");
+    await expect(page.getByRole("button", { name: "Remove SHOP_A", exact: true })).toBeVisible();
     await page.keyboard.press("Escape");
     await expect(page).toHaveURL(/shops=SHOP_A/);
     const sortButton = page.getByRole("columnheader", { name: "Merchant" }).getByRole("button");
