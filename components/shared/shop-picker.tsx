@@ -6,7 +6,7 @@ import { useShopDirectory } from "./shop-directory";
 import { groupState, narrow, type PickerOption, shopTree, toggleOption } from "./shop-options";
 
 /** At most this many shops are listed at once; the search narrows the rest. */
-const LISTED_SHOPS = 200;
+const LISTED_SHOPS = 100;
 
 interface ShopPickerProps {
   /** the user's access list: the only shops that can be chosen */
