@@ -39,12 +39,12 @@ test.describe("shop picker with 200 shops", () => {
     for (const shop of shopsOfMerchant(m)) await expect(page.getByRole("button", { name: `Remove ${shop}`, exact: true })).toBeVisible();
     // Still a draft: the view has not changed while the list is open.
     expect(shopsInUrl(page)).toEqual([]);
+    await page.screenshot({ path: screenshotPath("shop-picker.png") });
     await page.keyboard.press("Escape");
     await expect(listbox).toBeHidden();
     await expect.poll(() => shopsInUrl(page)).toEqual(shopsOfMerchant(m));
     await gridReady(page);
     await expect(page.getByTestId("row-range")).toHaveText(/ of 5$/);
-    await page.screenshot({ path: screenshotPath("shop-picker.png") });
 
     // A chip's button and "Clear shops" apply at once.
     await page.getByRole("button", { name: `Remove ${shopsOfMerchant(m)[0]}`, exact: true }).click();
