@@ -90,7 +90,8 @@ describe.each(backends)("CSV export formula guard on $name", (backend) => {
   it.each(Object.keys(FILES) as RecordKind[])("quotes every text cell of a %s that a spreadsheet would run, and no number", async (kind) => {
     // The fields the brief names are among those the kinds select.
     expect(textColumns(kind)).toEqual(expect.arrayContaining(["acq_ref_nr", "merchant_id", "merchant_name", "payment_id", "xid", "payment_order_nr"]));
-    const res = await fetch(`${server.url}/api/export/${kind}`, { headers: { cookie } });
+    // In import order (the grids' default is newest first).
+    const res = await fetch(`${server.url}/api/export/${kind}?sort=ID&dir=asc`, { headers: { cookie } });
     expect(res.status).toBe(200);
     const rows = parse(await res.text(), { bom: true, columns: true }) as Record<string, string>[];
     expect(rows.map((r) => r.shop_code)).toEqual([`'${FORMULA_SHOP}`, PLAIN_SHOP]);

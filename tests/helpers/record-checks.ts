@@ -8,7 +8,7 @@ import type { RecordKind } from "@/lib/domain/fields";
 /**
  * Checks of the invariants every committed import keeps, against a fresh count of the records:
  * the summaries (record_counts with its running totals, record_shops, record_sums, the disputes),
- * the records' stored JSON (PostgreSQL) and dense ids.
+ * the shop directory, the records' stored JSON (PostgreSQL) and dense ids.
  */
 
 type Count = { kind: string; shop_code: string; file_date: string; n: number | string | bigint };
@@ -42,6 +42,36 @@ export async function expectRecordCountsInStep(db: Db): Promise<void> {
   await expectDisputesInStep(db);
   await expectRecordSumsInStep(db);
   await expectRecordJsonInStep(db);
+  await expectShopDirectoryInStep(db);
+}
+
+/**
+ * shop_directory (docs/api.md, "Shop directory") must equal what the records say, worked out
+ * here in the test: per shop, the merchant of its last record (by file date, then import order)
+ * of either kind, and the parent of its last chargeback.
+ */
+export async function expectShopDirectoryInStep(db: Db): Promise<void> {
+  type Row = { shop_code: string; merchant_id: string | null; merchant_name: string | null; parent_id: string | null; parent_name: string | null; file_date: string; file_id: number | string; id: number | string };
+  const { rows } = await sql<Row & { kind: string }>`
+    select 'chargeback' as kind, shop_code, merchant_id, merchant_name, parent_mrch_id as parent_id, parent_mrch_name as parent_name, file_date, file_id, id from chargebacks
+    union all
+    select 'pre_arbitration', shop_code, merchant_id, merchant_name, null, null, file_date, file_id, id from pre_arbitrations`.execute(db.db);
+  const later = (a: Row, b: Row) => (a.file_date !== b.file_date ? a.file_date > b.file_date : Number(a.file_id) !== Number(b.file_id) ? Number(a.file_id) > Number(b.file_id) : Number(a.id) > Number(b.id));
+  const merchant = new Map<string, Row>();
+  const parent = new Map<string, Row>();
+  for (const row of rows) {
+    const m = merchant.get(row.shop_code);
+    if (!m || later(row, m)) merchant.set(row.shop_code, row);
+    if (row.kind !== "chargeback") continue;
+    const p = parent.get(row.shop_code);
+    if (!p || later(row, p)) parent.set(row.shop_code, row);
+  }
+  const expected = [...merchant.values()].map((m) => {
+    const p = parent.get(m.shop_code);
+    return [m.shop_code, m.merchant_id || null, m.merchant_name || null, p?.parent_id || null, p?.parent_name || null].join("|");
+  });
+  const stored = await db.db.selectFrom("shop_directory").select(["shop_code", "merchant_id", "merchant_name", "parent_merchant_id", "parent_merchant_name"]).execute();
+  expect(stored.map((r) => [r.shop_code, r.merchant_id, r.merchant_name, r.parent_merchant_id, r.parent_merchant_name].join("|")).sort()).toEqual(expected.sort());
 }
 
 /**
