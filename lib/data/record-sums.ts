@@ -33,15 +33,24 @@ export function valueDimensions(kind: RecordKind): [string, Dimension][] {
 
 /**
  * Pairs of value dimensions stored together (dim "a,b", value "<a>\x1f<b>"), so that a summary
- * grouped by both reads sums too: the overview's reasons per scheme and its Mastercard counts per
- * merchant. Any other pair is grouped from the records.
+ * grouped by both reads sums too: every pair of the report's value dimensions (merchant_id,
+ * card_type, reason_code, function_code; cases merchant_id and case_stage), so that any two of
+ * the report's dimensions are read from sums. The first two, the overview's reasons per scheme and
+ * its Mastercard counts per merchant, since migration 010; the others since 015. The documents
+ * extension is paired with nothing (only the overview groups by it, alone): a pair with it is
+ * grouped from the records. Each pair costs the import one more GROUP BY of the file's records
+ * (docs/performance.md, "The report's summaries").
  */
 export const STORED_PAIRS: Record<RecordKind, readonly (readonly [string, string])[]> = {
   chargeback: [
     ["card_type", "reason_code"],
     ["merchant_id", "card_type"],
+    ["merchant_id", "reason_code"],
+    ["merchant_id", "function_code"],
+    ["card_type", "function_code"],
+    ["reason_code", "function_code"],
   ],
-  pre_arbitration: [],
+  pre_arbitration: [["merchant_id", "case_stage"]],
 };
 
 /** The name under which a pair is stored as `dim`. */

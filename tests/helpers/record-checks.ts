@@ -146,9 +146,16 @@ const SUM_DIMENSIONS = {
     amount: "chb_amount",
     dims: ["merchant_id", "card_type", "reason_code", "function_code", "documents"],
     // pairs stored together: dim "a,b", value "<a>\x1f<b>"
-    pairs: [["card_type", "reason_code"], ["merchant_id", "card_type"]],
+    pairs: [
+      ["card_type", "reason_code"],
+      ["merchant_id", "card_type"],
+      ["merchant_id", "reason_code"],
+      ["merchant_id", "function_code"],
+      ["card_type", "function_code"],
+      ["reason_code", "function_code"],
+    ],
   },
-  pre_arbitration: { table: "pre_arbitrations", ccy: "ccy", amount: "amount", dims: ["merchant_id", "case_stage"], pairs: [] },
+  pre_arbitration: { table: "pre_arbitrations", ccy: "ccy", amount: "amount", dims: ["merchant_id", "case_stage"], pairs: [["merchant_id", "case_stage"]] },
 } as const;
 
 /**

@@ -14,6 +14,7 @@ import { migration011 } from "./011_shop_sort_indexes";
 import { migration012 } from "./012_record_json";
 import { migration013 } from "./013_shop_directory";
 import { migration014 } from "./014_saved_views";
+import { migration015 } from "./015_record_sums_all_pairs";
 import { STATE_SESSIONS_003, STATE_THROTTLES_006 } from "./frozen";
 
 /**
@@ -38,6 +39,7 @@ const MIGRATIONS: readonly (readonly [name: string, migration: (dialect: Dialect
   ["012_record_json", migration012],
   ["013_shop_directory", migration013],
   ["014_saved_views", migration014],
+  ["015_record_sums_all_pairs", migration015],
 ];
 
 /**
