@@ -1,0 +1,68 @@
+import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from "kysely";
+import { describe, expect, it } from "vitest";
+import type { Database } from "@/lib/data/schema";
+import { summaryQuery } from "@/lib/data/summary";
+import type { SummaryRequest } from "@/lib/schemas/summary";
+
+/**
+ * Which rows a summary's statement reads (lib/data/summary.ts): the report (issue 23) groups by any
+ * two of its dimensions, so a request filtered by scope and file dates alone and grouped by any two
+ * of them must read record_sums (a stored pair when both are value dimensions), never the records.
+ * The dimensions and pairs are typed out here; the answers themselves are held to the model by
+ * tests/api/summary.test.ts.
+ */
+
+const compilerOf = (dialect: "sqlite" | "postgres") =>
+  new Kysely<Database>({
+    dialect: {
+      createAdapter: () => (dialect === "postgres" ? new PostgresAdapter() : new SqliteAdapter()),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (db) => (dialect === "postgres" ? new PostgresIntrospector(db) : new SqliteIntrospector(db)),
+      createQueryCompiler: () => (dialect === "postgres" ? new PostgresQueryCompiler() : new SqliteQueryCompiler()),
+    },
+  });
+
+const REPORT = {
+  chargeback: { table: "chargebacks", dims: ["month", "file_date", "shop_code", "merchant_id", "card_type", "reason_code", "function_code"] },
+  pre_arbitration: { table: "pre_arbitrations", dims: ["month", "file_date", "shop_code", "merchant_id", "case_stage"] },
+} as const;
+const PLACES = new Set(["month", "file_date", "shop_code"]);
+
+describe.each(["sqlite", "postgres"] as const)("the summaries' access path on %s", (dialect) => {
+  const db = compilerOf(dialect);
+  const year = { file_date_from: "2025-11-21", file_date_to: "2026-11-20" };
+
+  for (const kind of ["chargeback", "pre_arbitration"] as const) {
+    const { table, dims } = REPORT[kind];
+    const groupings = dims.flatMap((a, i) => dims.slice(i + 1).map((b) => [a, b]));
+
+    it(`reads ${kind} sums, never the records, for any two of the report's dimensions (both orders)`, () => {
+      for (const [a, b] of groupings) {
+        for (const group_by of [[a, b], [b, a]]) {
+          for (const request of [{ ...year, group_by }, { ...year, shop_codes: ["S001", "S002"], group_by }, { group_by }]) {
+            const query = summaryQuery(db, dialect, kind, request as SummaryRequest, ["S001", "S002", "S003"]);
+            expect(query.sql, JSON.stringify(request)).toContain("record_sums");
+            expect(query.sql, JSON.stringify(request)).not.toContain(`"${table}"`);
+            // The dimension read: the pair of both value dimensions (in the stored order), or the one.
+            const values = group_by.filter((d) => !PLACES.has(d));
+            const dim = values.length < 2 ? (values[0] ?? "") : [`${values[0]},${values[1]}`, `${values[1]},${values[0]}`];
+            const dims = query.parameters.filter((p) => typeof p === "string" && (p === "" || /^[a-z_]+(,[a-z_]+)?$/.test(p)));
+            if (typeof dim === "string") expect(dims, JSON.stringify(request)).toContain(dim);
+            else expect(dims.filter((p) => dim.includes(p as string)).length, JSON.stringify(request)).toBeGreaterThan(0);
+          }
+        }
+      }
+    });
+  }
+
+  it("reads the records for a filter record_sums cannot answer, and for a pair with the documents extension", () => {
+    for (const request of [
+      { ...year, merchant_id: "M01", group_by: ["merchant_id", "reason_code"] },
+      { ...year, group_by: ["documents", "reason_code"] },
+    ]) {
+      const query = summaryQuery(db, dialect, "chargeback", request as SummaryRequest, ["S001"]);
+      expect(query.sql, JSON.stringify(request)).toContain('"chargebacks"');
+      expect(query.sql, JSON.stringify(request)).not.toContain("record_sums");
+    }
+  });
+});
