@@ -11,8 +11,8 @@ import { type Database, RECORD_TABLES } from "./schema";
  * pre-arbitration case is never a reversal):
  *
  * - `dim` is "" for the records as a whole, or a dimension of docs/api.md, "Summaries" other than the file date
- *   and the shop (a "value dimension"); `value` is then the record's value of it, as text. A few
- *   pairs of them are stored too (STORED_PAIRS).
+ *   and the shop (a "value dimension"); `value` is then the record's value of it, as text. Pairs
+ *   of them are stored too (STORED_PAIRS: every pair but those of the documents extension).
  * - `grain` "day" (`period` = file date) or "month" (`period` = "YYYY-MM"): a file-date range is
  *   its whole months read by month plus the days at either end read by day.
  * - Month rows exist for the closed months only: those before the kind's open month, the month of
