@@ -112,8 +112,11 @@ export async function chooseShops(page: Page, codes: readonly string[]) {
   for (const code of codes) {
     await picker.fill(code);
     await page.getByRole("listbox").getByRole("option", { name: code, exact: true }).click();
+    await expect(page.getByRole("button", { name: `Remove ${code}`, exact: true })).toBeVisible();
   }
-  await page.keyboard.press("Escape");
+  // Escape in the field closes the list, which applies the choice.
+  await picker.press("Escape");
+  await expect(page.getByRole("listbox")).toBeHidden();
 }
 
 /** The shops the picker shows as chosen (its chips). */
