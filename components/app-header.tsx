@@ -5,12 +5,15 @@ import { usePathname } from "next/navigation";
 import { SavedViewsMenu } from "@/components/saved-views/saved-views-menu";
 import { DueThisWeek } from "@/components/worklist/due-this-week";
 import { KINDS, RECORD_KINDS } from "@/lib/domain/kinds";
+import type { ViewPage } from "@/lib/schemas/saved-views";
+import { VIEW_PAGE_LABELS } from "@/lib/url-state/saved-views";
 
+// The pages' names are declared once (VIEW_PAGE_LABELS), for the navigation and the saved views.
 const NAV = [
-  { href: "/worklist", label: "Needs an answer", badge: true },
-  { href: "/overview", label: "Overview" },
-  { href: "/report", label: "Report" },
-  ...RECORD_KINDS.map((kind) => ({ href: KINDS[kind].pagePath, label: KINDS[kind].navLabel })),
+  { href: "/worklist", label: VIEW_PAGE_LABELS["/worklist"], badge: true },
+  { href: "/overview", label: VIEW_PAGE_LABELS["/overview"] },
+  { href: "/report", label: VIEW_PAGE_LABELS["/report"] },
+  ...RECORD_KINDS.map((kind) => ({ href: KINDS[kind].pagePath, label: VIEW_PAGE_LABELS[KINDS[kind].pagePath as ViewPage] })),
 ];
 
 /** Top bar: where you are, who you are, which shops you see, and the way out. */

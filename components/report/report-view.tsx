@@ -154,63 +154,40 @@ function LayoutControls({
   onMeasure: (measure: Measure) => void;
   pivot: Pivot | undefined;
 }) {
-  const ids = { kind: useId(), rows: useId(), cols: useId(), measure: useId() };
   const dims = dimensionNames(layout.kind);
+  const dimOption = (d: DimensionName) => ({ value: d, label: DIMENSION_LABELS[d] });
   return (
     <section aria-label="Layout" className="flex flex-wrap items-end gap-3 rounded-md border border-slate-300 bg-white p-3">
-      <div className="min-w-40 flex-1 space-y-1 sm:flex-none">
-        <label htmlFor={ids.kind} className="block text-sm font-medium text-slate-800">
-          Records
-        </label>
-        <select id={ids.kind} value={layout.kind} onChange={(e) => onKind(e.target.value as RecordKind)} className={selectClass}>
-          {RECORD_KINDS.map((k) => (
-            <option key={k} value={k}>
-              {KINDS[k].title}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="min-w-40 flex-1 space-y-1 sm:flex-none">
-        <label htmlFor={ids.rows} className="block text-sm font-medium text-slate-800">
-          Rows
-        </label>
-        <select id={ids.rows} value={layout.rows} onChange={(e) => onRows(e.target.value as DimensionName)} className={selectClass}>
-          {dims.map((d) => (
-            <option key={d} value={d}>
-              {DIMENSION_LABELS[d]}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="min-w-40 flex-1 space-y-1 sm:flex-none">
-        <label htmlFor={ids.cols} className="block text-sm font-medium text-slate-800">
-          Columns
-        </label>
-        <select id={ids.cols} value={layout.cols ?? ""} onChange={(e) => onCols((e.target.value || null) as DimensionName | null)} className={selectClass}>
-          <option value="">None</option>
-          {dims
-            .filter((d) => d !== layout.rows)
-            .map((d) => (
-              <option key={d} value={d}>
-                {DIMENSION_LABELS[d]}
-              </option>
-            ))}
-        </select>
-      </div>
-      <div className="min-w-40 flex-1 space-y-1 sm:flex-none">
-        <label htmlFor={ids.measure} className="block text-sm font-medium text-slate-800">
-          Measure
-        </label>
-        <select id={ids.measure} value={layout.measure} onChange={(e) => onMeasure(e.target.value as Measure)} className={selectClass}>
-          {MEASURES_OF[layout.kind].map((m) => (
-            <option key={m} value={m}>
-              {measureOption(layout.kind, m)}
-            </option>
-          ))}
-        </select>
-      </div>
+      <LabelledSelect label="Records" value={layout.kind} onChange={(v) => onKind(v as RecordKind)} options={RECORD_KINDS.map((k) => ({ value: k, label: KINDS[k].title }))} />
+      <LabelledSelect label="Rows" value={layout.rows} onChange={(v) => onRows(v as DimensionName)} options={dims.map(dimOption)} />
+      <LabelledSelect
+        label="Columns"
+        value={layout.cols ?? ""}
+        onChange={(v) => onCols((v || null) as DimensionName | null)}
+        options={[{ value: "", label: "None" }, ...dims.filter((d) => d !== layout.rows).map(dimOption)]}
+      />
+      <LabelledSelect label="Measure" value={layout.measure} onChange={(v) => onMeasure(v as Measure)} options={MEASURES_OF[layout.kind].map((m) => ({ value: m, label: measureOption(layout.kind, m) }))} />
       <ExportButton pivot={pivot} />
     </section>
+  );
+}
+
+/** One of the layout's choices: a label above its select. */
+function LabelledSelect({ label, value, onChange, options }: { label: string; value: string; onChange: (value: string) => void; options: readonly { value: string; label: string }[] }) {
+  const id = useId();
+  return (
+    <div className="min-w-40 flex-1 space-y-1 sm:flex-none">
+      <label htmlFor={id} className="block text-sm font-medium text-slate-800">
+        {label}
+      </label>
+      <select id={id} value={value} onChange={(e) => onChange(e.target.value)} className={selectClass}>
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    </div>
   );
 }
 
