@@ -276,8 +276,10 @@ describe.skipIf(!PG_BIN)("PostgreSQL outage under load (private cluster)", () =>
     let recovered: Sample | undefined;
     try {
       await sleep(1_500);
-      freezeAt = Date.now();
+      // Taken once every process is stopped: a request that began in the same millisecond as the
+      // freeze, before it, could still have had its answer written by a backend about to stop.
       cluster!.freeze();
+      freezeAt = Date.now();
       await sleep(FROZEN_MS);
       thawAt = Date.now();
       cluster!.thaw();
