@@ -1,4 +1,4 @@
-import { authFailuresPerMinute, ConfigError, databaseTarget, flag, logLevel, loginLimits, pgQueryTimeoutSeconds, rateLimitPerMinute, shutdownSettings, trustProxy, webhookRetrySeconds, wholeNumber } from "@/lib/config";
+import { authFailuresPerMinute, ConfigError, databaseTarget, flag, logLevel, loginLimits, pgQueryTimeoutSeconds, rateLimitPerMinute, shutdownSettings, mailConfig, mailRetrySeconds, trustProxy, webhookRetrySeconds, wholeNumber } from "@/lib/config";
 import { sessionTtlMs } from "@/lib/auth/sessions";
 import { sqliteReaderCount } from "@/lib/data/sqlite-readers";
 import { deadlineConfigFromEnv } from "@/lib/domain/deadlines";
@@ -40,6 +40,8 @@ const CHECKS: ((env: Env) => unknown)[] = [
   },
   deadlineConfigFromEnv,
   webhookRetrySeconds,
+  mailRetrySeconds,
+  mailConfig,
 ];
 
 /** The problems of this environment's settings, one message each; empty when all is well. */

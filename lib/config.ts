@@ -71,19 +71,72 @@ export const shutdownSettings = (env: Env = process.env) => ({
 });
 
 export const DEFAULT_WEBHOOK_RETRY_SECONDS = [60, 300, 1800, 7200, 18000, 36000, 86400];
+export const DEFAULT_MAIL_RETRY_SECONDS = [60, 300, 1800, 7200];
 
 /**
- * The delays before the 2nd, 3rd, ... attempt of a webhook delivery (docs/api.md, "Webhooks"): comma-separated
- * whole seconds, each 1 to 2,592,000 (30 days), at most 50 of them; after the last the delivery fails.
+ * Delays between attempts, from a variable of comma-separated whole seconds, each 1 to 2,592,000
+ * (30 days), at most 50 of them; after the last the delivery fails.
  */
-export function webhookRetrySeconds(env: Env = process.env): number[] {
-  const raw = env.WEBHOOK_RETRY_SECONDS;
-  if (raw === undefined || raw.trim() === "") return DEFAULT_WEBHOOK_RETRY_SECONDS;
+function retrySchedule(name: string, fallback: number[], env: Env): number[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === "") return fallback;
   const parts = raw.split(",").map((p) => p.trim());
   if (parts.length > 50 || !parts.every((p) => /^\d{1,7}$/.test(p) && Number(p) >= 1 && Number(p) <= 2_592_000)) {
-    throw new ConfigError(`WEBHOOK_RETRY_SECONDS must be comma-separated whole seconds from 1 to 2592000 (at most 50), e.g. "60,300,1800", got ${JSON.stringify(raw)}`);
+    throw new ConfigError(`${name} must be comma-separated whole seconds from 1 to 2592000 (at most 50), e.g. "60,300,1800", got ${JSON.stringify(raw)}`);
   }
   return parts.map(Number);
+}
+
+/** The delays before the 2nd, 3rd, ... attempt of a webhook delivery (docs/api.md, "Webhooks"). */
+export const webhookRetrySeconds = (env: Env = process.env) => retrySchedule("WEBHOOK_RETRY_SECONDS", DEFAULT_WEBHOOK_RETRY_SECONDS, env);
+
+/** The delays before the 2nd, 3rd, ... attempt of a message after a temporary failure (docs/mail.md, "Delivery"). */
+export const mailRetrySeconds = (env: Env = process.env) => retrySchedule("MAIL_RETRY_SECONDS", DEFAULT_MAIL_RETRY_SECONDS, env);
+
+export interface MailConfig {
+  smtpUrl: string;
+  from: string;
+  /** the dashboard's public origin, for links in mail */
+  appUrl: string;
+}
+
+/**
+ * Mail (docs/mail.md, "Configuration"): null without SMTP_URL, and then nothing is stored or sent.
+ * SMTP_URL is smtp://[user:password@]host:port or smtps://...; APP_URL an http(s) origin.
+ */
+export function mailConfig(env: Env = process.env): MailConfig | null {
+  const appUrl = appOrigin(env);
+  const raw = env.SMTP_URL?.trim();
+  const from = env.MAIL_FROM?.trim() || "Dispute review <no-reply@localhost>";
+  if (!/^(.*<)?[^\s<>@]+@[^\s<>@]+>?$/.test(from)) throw new ConfigError(`MAIL_FROM must be an address such as "Disputes <disputes@example.com>", got ${JSON.stringify(env.MAIL_FROM)}`);
+  if (!raw) return null;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    // reported below
+  }
+  if (!url || (url.protocol !== "smtp:" && url.protocol !== "smtps:") || !url.hostname || (url.pathname !== "" && url.pathname !== "/")) {
+    // Never echo the value: it may hold the SMTP password.
+    throw new ConfigError("SMTP_URL must be smtp://[user:password@]host:port or smtps://[user:password@]host:port");
+  }
+  return { smtpUrl: raw, from, appUrl };
+}
+
+/** APP_URL without a trailing slash; default http://localhost:<PORT>. */
+export function appOrigin(env: Env = process.env): string {
+  const raw = env.APP_URL?.trim();
+  if (!raw) return `http://localhost:${wholeNumber("PORT", 3000, { min: 1, max: 65535 }, env)}`;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    // reported below
+  }
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || url.search || url.hash || url.username) {
+    throw new ConfigError(`APP_URL must be the dashboard's http(s) address such as https://disputes.example.com, got ${JSON.stringify(raw)}`);
+  }
+  return url.href.replace(/\/+$/, "");
 }
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;

@@ -76,3 +76,8 @@ export function decryptSecret(stored: string, context: string): string {
   decipher.setAuthTag(raw.subarray(12, 28));
   return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8");
 }
+
+/** A 32-byte key for one purpose (an HMAC's, say), derived from the same secret: the same on every instance. */
+export function derivedKey(purpose: string): Buffer {
+  return Buffer.from(crypto.hkdfSync("sha256", loadKey(), "dispute-review", purpose, 32));
+}

@@ -84,6 +84,8 @@ export interface ImportedFileTable {
   record_count: Int;
   /** epoch milliseconds */
   imported_at: Int;
+  /** the id of the file's first record (its records are consecutive ids); null for an empty file (migration 016) */
+  first_record_id: Int | null;
 }
 
 export interface ShopTable {
@@ -285,6 +287,52 @@ export interface SavedViewTable {
   updated_at: Int;
 }
 
+/** A dashboard user's mail settings (docs/mail.md; migration 016); no row means the defaults. */
+export interface MailSettingsTable {
+  user_id: Int;
+  /** "daily" | "weekly" | "off" (lib/mail/settings.ts) */
+  digest: string;
+  /** "HH:MM", 24-hour, in the user's zone */
+  digest_at: string;
+  /** an IANA time zone */
+  zone: string;
+  /** 1 when new-dispute alerts are on */
+  alerts: Int;
+  updated_at: Int;
+}
+
+/** One digest period composed for a user: claimed once, whether or not it had anything to say. */
+export interface MailDigestTable {
+  user_id: Int;
+  /** the period's scheduled instant */
+  period_at: Int;
+  made_at: Int;
+  /** the highest record id of each kind when the digest was made: the next one counts from there */
+  chargeback_mark: Int;
+  pre_arbitration_mark: Int;
+  /** the message sent, null when there was nothing to say */
+  message_id: Int | null;
+}
+
+/** One message to one user, stored before it is sent (lib/mail/store.ts). */
+export interface MailMessageTable {
+  id: Generated<number>;
+  user_id: Int;
+  /** "alert" | "digest" */
+  kind: string;
+  /** JSON of the message's facts (lib/mail/facts.ts); written into text when sent */
+  facts: string;
+  created_at: Int;
+  /** "pending" | "retry" | "delivered" | "failed" */
+  state: string;
+  attempts: Int;
+  next_attempt_at: Int;
+  claimed_until: Int | null;
+  claim_token: string | null;
+  last_error: string | null;
+  sent_at: Int | null;
+}
+
 export interface Database {
   disputes: DisputeTable;
   dispute_counts: DisputeCountTable;
@@ -307,6 +355,9 @@ export interface Database {
   webhook_attempts: WebhookAttemptTable;
   shop_directory: ShopDirectoryTable;
   saved_views: SavedViewTable;
+  mail_settings: MailSettingsTable;
+  mail_digests: MailDigestTable;
+  mail_messages: MailMessageTable;
 }
 
 /** The table that holds each kind of record (lib/domain/kinds.ts). */

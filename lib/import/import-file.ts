@@ -345,7 +345,7 @@ async function loadFile(db: Db, trx: Kysely<Database>, file: string, target: Tar
   }
   await writer.flush();
   if (db.dialect === "postgres" && count > 0) await storeRecordJson(target.kind, { first: firstId, last: nextId - 1 }).execute(trx);
-  await trx.updateTable("imported_files").set({ record_count: count }).where("id", "=", fileId).execute();
+  await trx.updateTable("imported_files").set({ record_count: count, first_record_id: count > 0 ? firstId : null }).where("id", "=", fileId).execute();
   await addFileToRecordCounts(trx, db.dialect, target.kind, target.fileDate, perShop);
   await updateShopDirectory(trx, db.dialect, target.kind, fileId, target.fileDate, firstId, nextId - 1);
   await addFileToRecordSums(trx, db.dialect, target.kind, target.fileDate, firstId, nextId - 1);

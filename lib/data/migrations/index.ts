@@ -15,6 +15,7 @@ import { migration012 } from "./012_record_json";
 import { migration013 } from "./013_shop_directory";
 import { migration014 } from "./014_saved_views";
 import { migration015 } from "./015_record_sums_all_pairs";
+import { migration016 } from "./016_mail";
 import { STATE_SESSIONS_003, STATE_THROTTLES_006 } from "./frozen";
 
 /**
@@ -40,6 +41,7 @@ const MIGRATIONS: readonly (readonly [name: string, migration: (dialect: Dialect
   ["013_shop_directory", migration013],
   ["014_saved_views", migration014],
   ["015_record_sums_all_pairs", migration015],
+  ["016_mail", migration016],
 ];
 
 /**
