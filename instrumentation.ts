@@ -1,6 +1,6 @@
 /**
  * Runs once when the server starts: bring the database schema up to date before any request, and
- * in the production server (server/main.ts) start sending webhooks (lib/webhooks/dispatcher.ts).
+ * in the production server (server/main.ts) start sending webhooks (lib/webhooks/dispatcher.ts) and mail (lib/mail/dispatcher.ts).
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME === "nodejs") {
@@ -13,6 +13,9 @@ export async function register() {
     if (isProductionServer()) {
       const { startWebhookDispatcher } = await import("@/lib/webhooks/dispatcher");
       startWebhookDispatcher();
+      // Mail only when SMTP_URL is set (docs/mail.md, "Configuration").
+      const { startMailDispatcher } = await import("@/lib/mail/dispatcher");
+      startMailDispatcher();
     }
   }
 }

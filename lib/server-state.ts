@@ -14,7 +14,11 @@ export function isDraining(): boolean {
   return shared.__drDraining === true;
 }
 
-const server = globalThis as unknown as { __drProductionServer?: boolean; __drWebhookDispatcher?: { stop(timeoutMs: number): Promise<void> } };
+const server = globalThis as unknown as {
+  __drProductionServer?: boolean;
+  __drWebhookDispatcher?: { stop(timeoutMs: number): Promise<void> };
+  __drMailDispatcher?: { stop(timeoutMs: number): Promise<void> };
+};
 
 /** Called by the production server before Next starts: only it sends webhooks (not `next dev`). */
 export function markProductionServer(): void {
@@ -28,4 +32,9 @@ export function isProductionServer(): boolean {
 /** The webhook dispatcher instrumentation.ts started in this process, for the shutdown to stop. */
 export function runningWebhookDispatcher(): { stop(timeoutMs: number): Promise<void> } | undefined {
   return server.__drWebhookDispatcher;
+}
+
+/** The mail dispatcher instrumentation.ts started in this process (only with SMTP_URL), for the shutdown to stop. */
+export function runningMailDispatcher(): { stop(timeoutMs: number): Promise<void> } | undefined {
+  return server.__drMailDispatcher;
 }

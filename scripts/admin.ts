@@ -4,14 +4,22 @@
  *   shop list
  *   user add <email> (--password <pw> | --password-stdin) --access <code>,<code>...
  *   user list
+ *   user mail <email> [--digest daily|weekly|off] [--at HH:MM] [--zone <IANA zone>] [--alerts on|off]
  *   webhook add <shop_code> <url> | webhook list | webhook remove <id>
+ *   mail list
+ *   digest run [--at <ISO 8601 instant>]
  * Bad input prints one line on stderr and exits 1; nothing is written then.
  */
 import readline from "node:readline";
-import { AccountError, checkPassword, createShop, createUser, listShops, listUsers, normaliseEmail } from "@/lib/auth/accounts";
+import { AccountError, checkPassword, createShop, createUser, listShops, normaliseEmail } from "@/lib/auth/accounts";
 import { checkShopCode } from "@/lib/auth/access";
-import { ConfigError } from "@/lib/config";
+import { ConfigError, mailConfig } from "@/lib/config";
 import { isDatabaseUnavailable, openDatabase } from "@/lib/data/db";
+import { sendNow } from "@/lib/mail/dispatcher";
+import { composeDueDigests } from "@/lib/mail/digests";
+import { changeMailSettings, mailUserByEmail, mailUsers } from "@/lib/mail/settings";
+import { listMessages } from "@/lib/mail/store";
+import { parseMailSettingsPatch } from "@/lib/schemas/mail-settings";
 import { addEndpoint, checkEndpointUrl, type EndpointSummary, listEndpoints, removeEndpoint, WebhookError } from "@/lib/webhooks/endpoints";
 
 const USAGE = `usage: npm run admin -- <command>
@@ -23,7 +31,9 @@ const USAGE = `usage: npm run admin -- <command>
   user add <email> --password <pw> --access <code>,<code>...
       creates a dashboard user
   user list
-      lists users and their access lists
+      lists users, their access lists and mail settings
+  user mail <email> [--digest daily|weekly|off] [--at HH:MM] [--zone <IANA zone>] [--alerts on|off]
+      changes a user's mail settings (a new user has: --digest daily --at 08:00 --zone UTC --alerts off)
   webhook add <shop_code> <url>
       registers a webhook endpoint (http:// or https://) for a shop credential; its events cover
       the shop's access list. Prints the endpoint id and its signing secret, once
@@ -31,6 +41,13 @@ const USAGE = `usage: npm run admin -- <command>
       lists endpoints, their last delivery and failures in a row (never secrets)
   webhook remove <id>
       stops deliveries to an endpoint
+
+  mail list
+      lists the stored messages: user, kind (alert, digest), state (pending, retry, delivered,
+      failed) and last error
+  digest run [--at <ISO 8601 instant>]
+      composes the digests due at that instant (default now) and sends them before it exits;
+      exit 1 when a message was not accepted. Needs SMTP_URL (without it: says so, exit 0)
 
   --password-stdin   read the password from the first line of standard input instead of --password
   Passwords are at least 8 characters. The database is the one DATABASE_URL names.`;
@@ -41,9 +58,9 @@ class UsageError extends Error {}
 
 type Options = Map<string, string | true>;
 
-const VALUE_OPTIONS = new Set(["--password", "--access"]);
+const VALUE_OPTIONS = new Set(["--password", "--access", "--digest", "--at", "--zone", "--alerts"]);
 const FLAG_OPTIONS = new Set(["--password-stdin"]);
-const COMMANDS = ["shop add", "shop list", "user add", "user list", "webhook add", "webhook list", "webhook remove"];
+const COMMANDS = ["shop add", "shop list", "user add", "user list", "user mail", "webhook add", "webhook list", "webhook remove", "mail list", "digest run"];
 
 function parseArgs(args: string[]): { positional: string[]; options: Options } {
   const positional: string[] = [];
@@ -111,6 +128,9 @@ async function main(argv: string[]): Promise<number> {
   const command = positional.slice(0, 2).join(" ");
   if (!COMMANDS.includes(command)) throw new UsageError(command ? `unknown command "${command}"` : "no command given");
   if (entity === "webhook") return webhookCommand(action, rest, options);
+  if (command === "user mail") return userMailCommand(rest, options);
+  if (command === "mail list") return mailListCommand(rest, options);
+  if (command === "digest run") return digestRunCommand(rest, options);
   const adding = action === "add";
   const subject = entity === "shop" ? "shop code" : "e-mail address";
   if (adding && rest.length !== 1) throw new UsageError(`${command} takes exactly one ${subject}, got ${rest.length}`);
@@ -147,8 +167,12 @@ async function main(argv: string[]): Promise<number> {
       const shops = await listShops(db);
       console.log(shops.length ? table([["SHOP CODE", "ACCESS"], ...shops.map((s) => [s.shopCode, s.access.join(", ")])]) : "no shops");
     } else {
-      const users = await listUsers(db);
-      console.log(users.length ? table([["E-MAIL", "ACCESS"], ...users.map((u) => [u.email, u.access.join(", ")])]) : "no users");
+      const users = await mailUsers(db);
+      console.log(
+        users.length
+          ? table([["E-MAIL", "ACCESS", "DIGEST", "AT", "ZONE", "ALERTS"], ...users.map((u) => [u.email, u.access.join(", "), u.settings.digest, u.settings.at, u.settings.zone, u.settings.alerts ? "on" : "off"])])
+          : "no users",
+      );
     }
   } finally {
     await close();
@@ -188,6 +212,87 @@ async function webhookCommand(action: string, args: string[], options: Options):
     await close();
   }
   return 0;
+}
+
+const MAIL_OPTIONS = ["--digest", "--at", "--zone", "--alerts"];
+
+/** docs/mail.md, "Settings": user mail <email> [--digest ...] [--at ...] [--zone ...] [--alerts ...]. */
+async function userMailCommand(args: string[], options: Options): Promise<number> {
+  if (args.length !== 1) throw new UsageError(`user mail takes exactly one e-mail address, got ${args.length}`);
+  for (const name of options.keys()) if (!MAIL_OPTIONS.includes(name)) throw new UsageError(`${name} does not apply to user mail`);
+  const raw: Record<string, unknown> = {};
+  for (const name of MAIL_OPTIONS) {
+    const value = options.get(name);
+    if (value === undefined) continue;
+    if (name === "--alerts") {
+      if (value !== "on" && value !== "off") throw new UsageError(`--alerts must be on or off, got ${JSON.stringify(value)}`);
+      raw.alerts = value === "on";
+    } else raw[name.slice(2)] = value;
+  }
+  // Checked before the database is opened: a bad value changes nothing.
+  const parsed = parseMailSettingsPatch(raw);
+  if (!parsed.ok) throw new UsageError(parsed.errors.map((e) => `--${e.field} ${e.message}`).join("; "));
+  normaliseEmail(args[0]);
+  const { db, close } = await openDatabase();
+  try {
+    const user = await mailUserByEmail(db, args[0]);
+    const settings = await changeMailSettings(db, user.userId, parsed.request);
+    console.log(`user ${user.email}: digest ${settings.digest} at ${settings.at} ${settings.zone}; alerts ${settings.alerts ? "on" : "off"}`);
+    if (!mailConfig()) console.log("note: SMTP_URL is not set, so no mail is sent");
+  } finally {
+    await close();
+  }
+  return 0;
+}
+
+/** docs/mail.md, "Delivery": mail list. */
+async function mailListCommand(args: string[], options: Options): Promise<number> {
+  if (args.length !== 0) throw new UsageError("mail list takes no arguments");
+  for (const name of options.keys()) throw new UsageError(`${name} does not apply to mail list`);
+  const { db, close } = await openDatabase();
+  try {
+    const when = (ms: number | null) => (ms === null ? "" : new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z"));
+    const messages = await listMessages(db);
+    console.log(
+      messages.length
+        ? table([["ID", "USER", "KIND", "STATE", "ATTEMPTS", "CREATED", "SENT", "LAST ERROR"], ...messages.map((m) => [String(m.id), m.email, m.kind, m.state, String(m.attempts), when(m.createdAt), when(m.sentAt), m.lastError ?? ""])])
+        : "no messages",
+    );
+  } finally {
+    await close();
+  }
+  return 0;
+}
+
+/** An ISO 8601 instant with a date, a time and a zone (Z or an offset). */
+function parseInstant(text: string): number {
+  const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:?\d{2})$/.test(text) ? Date.parse(text) : NaN;
+  if (!Number.isFinite(ms)) throw new UsageError(`--at must be an ISO 8601 instant such as 2026-11-25T08:00:00Z or 2026-11-25T08:00+01:00, got ${JSON.stringify(text)}`);
+  return ms;
+}
+
+/** docs/mail.md, "Digests": digest run [--at <instant>]. */
+async function digestRunCommand(args: string[], options: Options): Promise<number> {
+  if (args.length !== 0) throw new UsageError("digest run takes no arguments");
+  for (const name of options.keys()) if (name !== "--at") throw new UsageError(`${name} does not apply to digest run`);
+  const given = options.get("--at");
+  const at = given === undefined ? Date.now() : parseInstant(String(given));
+  const config = mailConfig();
+  if (!config) {
+    console.log("SMTP_URL is not set: no digests are composed or sent");
+    return 0;
+  }
+  const database = await openDatabase();
+  try {
+    const run = await composeDueDigests(database.db, at);
+    const sent = await sendNow(database, config, run.messages);
+    const quiet = run.claimed - run.messages.length;
+    console.log(`digests due at ${new Date(at).toISOString()}: ${run.claimed}; sent ${sent.delivered}, not accepted ${sent.failed}, nothing to say ${quiet}`);
+    if (sent.failed > 0) console.error("admin: some digests were not accepted; npm run admin -- mail list shows why");
+    return sent.failed > 0 ? 1 : 0;
+  } finally {
+    await database.close();
+  }
 }
 
 function endpointRow(e: EndpointSummary): string[] {

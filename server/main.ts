@@ -19,7 +19,7 @@ import next from "next";
 import { shutdownSettings, trustProxy, wholeNumber } from "@/lib/config";
 import { configurationProblems } from "@/lib/config-check";
 import { errorFields, log, requestContexts, type RequestContext } from "@/lib/log";
-import { markProductionServer, runningWebhookDispatcher, setDraining } from "@/lib/server-state";
+import { markProductionServer, runningMailDispatcher, runningWebhookDispatcher, setDraining } from "@/lib/server-state";
 import { applySecurityHeaders } from "./security-headers";
 
 const ROOT = path.resolve(__dirname, "..");
@@ -134,6 +134,7 @@ async function main() {
     log.info({ signal, in_flight: inFlight, delay_ms: shutdown.delayMs }, "shutting down: readiness now answers 503");
     // Webhooks: nothing more is claimed; attempts in flight may finish within the timeout.
     const webhooksStopped = runningWebhookDispatcher()?.stop(shutdown.delayMs + shutdown.timeoutMs).catch((err: unknown) => log.warn(errorFields(err), "stopping the webhook dispatcher failed"));
+    const mailStopped = runningMailDispatcher()?.stop(shutdown.delayMs + shutdown.timeoutMs).catch((err: unknown) => log.warn(errorFields(err), "stopping the mail dispatcher failed"));
     // Load balancers that poll readiness stop sending new work during the delay.
     if (shutdown.delayMs > 0) await new Promise((r) => setTimeout(r, shutdown.delayMs));
     server.close();
@@ -146,6 +147,7 @@ async function main() {
       server.closeAllConnections();
     }
     await webhooksStopped;
+    await mailStopped;
     await closeResources();
     log.info({ clean }, "stopped");
     process.exit(0);

@@ -98,11 +98,6 @@ export async function createUser(db: Kysely<Database>, input: { email: string; p
   return { email, access };
 }
 
-export async function listUsers(db: Kysely<Database>): Promise<{ email: string; access: string[]; createdAt: number }[]> {
-  const rows = await db.selectFrom("users").select(["email", "access_list", "created_at"]).orderBy("email").execute();
-  return rows.map((r) => ({ email: r.email, access: parseAccessList(r.access_list), createdAt: Number(r.created_at) }));
-}
-
 /**
  * The user for a correct e-mail and password, else null. An unknown or malformed e-mail costs
  * the same scrypt work as a wrong password, so timing does not tell which addresses exist.

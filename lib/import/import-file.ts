@@ -11,6 +11,7 @@ import { addFileToRecordSums } from "@/lib/data/record-sums";
 import { type Database, RECORD_TABLES } from "@/lib/data/schema";
 import { updateShopDirectory } from "@/lib/data/shop-directory";
 import { FIELDS_BY_KIND } from "@/lib/domain/fields";
+import { addFileAlerts } from "@/lib/mail/alerts";
 import { addFileEvents } from "@/lib/webhooks/events";
 import { FILE_NAME_RULE, type FileName, parseFileName } from "./file-name";
 import { rowWriter } from "./insert-rows";
@@ -350,7 +351,8 @@ async function loadFile(db: Db, trx: Kysely<Database>, file: string, target: Tar
   await updateShopDirectory(trx, db.dialect, target.kind, fileId, target.fileDate, firstId, nextId - 1);
   await addFileToRecordSums(trx, db.dialect, target.kind, target.fileDate, firstId, nextId - 1);
   await refreshDisputes(trx, db.dialect, target.kind, firstId, nextId - 1);
-  // Last, so the events exist exactly when the records do (docs/api.md, "Webhooks").
+  // Last, so the events and alerts exist exactly when the records do (docs/api.md, "Webhooks"; docs/mail.md, "Alerts").
   await addFileEvents(trx, target.kind, target.fileDate, perShop);
+  await addFileAlerts(trx, target.kind, target.fileDate, perShop);
   return count;
 }
