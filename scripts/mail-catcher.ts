@@ -29,7 +29,8 @@ const server = new SMTPServer({
         const to = session.envelope.rcptTo.map((r) => r.address).join(", ");
         console.log(`\n=== ${new Date().toISOString()}  to ${to}`);
         console.log(`Subject: ${mail.subject ?? ""}`);
-        console.log(`List-Unsubscribe: ${String(mail.headers.get("list-unsubscribe") ? mail.headerLines.find((h) => h.key === "list-unsubscribe")?.line.slice(18) : "")}`);
+        const unsubscribe = mail.headerLines.find((h) => h.key === "list-unsubscribe")?.line ?? "List-Unsubscribe: (none)";
+        console.log(unsubscribe);
         console.log(`Parts: text ${mail.text ? "yes" : "no"}, HTML ${mail.html ? "yes" : "no"}\n`);
         console.log(mail.text ?? "");
         callback();

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database } from "@/lib/data/schema";
 import type { RecordKind } from "@/lib/domain/kinds";
-import { digestFacts, marksAtCreation, recordMarks } from "./facts";
+import { digestFacts, marksAtCreation, recordMarks } from "./digest-facts";
 import { duePeriod, localDate } from "./schedule";
 import { mailUsers } from "./settings";
 import { storeMessage } from "./store";

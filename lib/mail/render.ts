@@ -22,6 +22,7 @@ const KIND_WORDS: Record<RecordKind, [one: string, many: string]> = {
 
 const count = (n: number, [one, many]: readonly [string, string]) => `${n} ${n === 1 ? one : many}`;
 const disputes = (n: number) => count(n, ["dispute", "disputes"]);
+const records = (n: number) => count(n, ["record", "records"]);
 
 export const digestSubject = (facts: Pick<DigestFacts, "new_count" | "due_count">) => `Disputes: ${facts.new_count} new, ${facts.due_count} due within 7 days`;
 
@@ -40,7 +41,7 @@ const STATUS_WORDS = { overdue: "overdue", due: "due" } as const;
 function digestText(facts: DigestFacts, link: (path: string) => string, unsubscribe: string): string {
   const lines: string[] = [];
   lines.push(`Your ${facts.frequency} dispute digest for ${facts.date} (${facts.zone}).`, "");
-  lines.push(`NEW: ${disputes(facts.new_count)} since your previous digest`);
+  lines.push(`NEW: ${records(facts.new_count)} since your previous digest`);
   for (const kind of RECORD_KINDS) {
     const of = facts.new[kind];
     if (of.count === 0) continue;
@@ -120,7 +121,7 @@ ${table(
 <td style="${NUM}">${item.currency} ${item.amount}</td></tr>`,
   );
   const body = html`<p style="margin:0 0 12px;">Your ${facts.frequency} dispute digest for ${facts.date} (${facts.zone}).</p>
-<h2 style="${FONT}font-size:16px;margin:16px 0 4px;">New: ${disputes(facts.new_count)} since your previous digest</h2>
+<h2 style="${FONT}font-size:16px;margin:16px 0 4px;">New: ${records(facts.new_count)} since your previous digest</h2>
 ${fresh}
 <h2 style="${FONT}font-size:16px;margin:16px 0 4px;">Due: ${disputes(facts.due_count)} need an answer within 7 days</h2>
 ${table(

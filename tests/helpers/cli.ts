@@ -25,12 +25,15 @@ export interface RunningCli {
   killGroup(signal?: NodeJS.Signals): void;
 }
 
+/** The node options of a command as package.json runs it: the admin command reads the server's data modules ("server-only"). */
+const NODE_ARGS: Record<string, string[]> = { "admin.ts": ["--conditions=react-server"] };
+
 /**
  * Starts one of the project's commands (scripts/<name>.ts) as a real child process and returns
  * at once. `group`: the command leads a process group of its own, so that killGroup reaches it all.
  */
 export function startCli(script: string, args: string[], env: Record<string, string>, opts: { stdin?: string; group?: boolean } = {}): RunningCli {
-  const child = spawn(TSX, [path.join(ROOT, "scripts", script), ...args], {
+  const child = spawn(TSX, [...(NODE_ARGS[script] ?? []), path.join(ROOT, "scripts", script), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["pipe", "pipe", "pipe"],
