@@ -248,26 +248,56 @@ describe.each(backends)("npm run admin on $name", (backend) => {
       expect(users.map((u) => u.email)).toEqual(["ann.example@example.test", "bob@example.test"]);
     });
 
-    it("lists users and their access lists, never a password or hash", async () => {
+    it("lists users, their access lists and mail settings, never a password or hash", async () => {
       const result = await admin(["user", "list"]);
       expect(result).toMatchObject({ code: 0, stderr: "" });
-      const lines = result.stdout.trimEnd().split("\n");
-      expect(lines[0]).toMatch(/^E-MAIL\s+ACCESS$/);
-      const column = lines[0].indexOf("ACCESS");
-      expect(lines.slice(1).map((l) => [l.slice(0, column).trim(), l.slice(column)])).toEqual([
-        ["ann.example@example.test", "alpha, beta"],
-        ["bob@example.test", "gamma"],
+      const rows = result.stdout.trimEnd().split("\n").map((l) => l.split(/ {2,}/));
+      expect(rows).toEqual([
+        ["E-MAIL", "ACCESS", "DIGEST", "AT", "ZONE", "ALERTS"],
+        // A new user's defaults (docs/mail.md, "Settings").
+        ["ann.example@example.test", "alpha, beta", "daily", "08:00", "UTC", "off"],
+        ["bob@example.test", "gamma", "daily", "08:00", "UTC", "off"],
       ]);
       expect(result.stdout).not.toMatch(/scrypt|password/);
     });
-  });
-});
 
-describe("empty lists", () => {
-  it("say so", async () => {
-    const url = await backends[0].create();
-    const env = { DATABASE_URL: url, APP_SECRET: "", APP_KEY_FILE: "" };
-    expect(await runCli("admin.ts", ["shop", "list"], env)).toMatchObject({ code: 0, stdout: "no shops\n" });
-    expect(await runCli("admin.ts", ["user", "list"], env)).toMatchObject({ code: 0, stdout: "no users\n" });
+    it("changes a user's mail settings; a bad value or an unknown address changes nothing", async () => {
+      const changed = await admin(["user", "mail", "BOB@example.test", "--digest", "weekly", "--at", "7:05", "--zone", "europe/berlin", "--alerts", "on"]);
+      expect(changed).toMatchObject({ code: 0, stderr: "" });
+      expect(changed.stdout).toMatch(/bob@example\.test: digest weekly at 07:05 Europe\/Berlin; alerts on/);
+      const refused = await Promise.all(
+        (
+          [
+            [["user", "mail", "bob@example.test", "--digest", "hourly"], /--digest must be one of daily, weekly, off/],
+            [["user", "mail", "bob@example.test", "--at", "24:00"], /--at must be a 24-hour time/],
+            [["user", "mail", "bob@example.test", "--at", "8"], /--at must be a 24-hour time/],
+            [["user", "mail", "bob@example.test", "--zone", "Mars/Olympus"], /--zone must be an IANA time zone/],
+            [["user", "mail", "bob@example.test", "--zone", "+01:00"], /--zone must be an IANA time zone/],
+            [["user", "mail", "bob@example.test", "--alerts", "yes"], /--alerts must be on or off/],
+            [["user", "mail", "nobody@example.test", "--alerts", "off"], /no user nobody@example\.test/],
+            [["user", "mail", "bob@example.test", "--password", "x"], /--password does not apply to user mail/],
+            [["user", "mail"], /user mail takes exactly one e-mail address/],
+          ] as const
+        ).map(async ([args, message]) => {
+          const result = await admin([...args]);
+          expect(result.code, args.join(" ")).toBe(1);
+          expect(result.stderr).toMatch(message);
+        }),
+      );
+      expect(refused).toHaveLength(9);
+      const rows = (await admin(["user", "list"])).stdout.trimEnd().split("\n").map((l) => l.split(/ {2,}/));
+      expect(rows.find((r) => r[0] === "bob@example.test")).toEqual(["bob@example.test", "gamma", "weekly", "07:05", "Europe/Berlin", "on"]);
+      expect(rows.find((r) => r[0] === "ann.example@example.test")).toEqual(["ann.example@example.test", "alpha, beta", "daily", "08:00", "UTC", "off"]);
+    });
+
+    it("runs no digest and lists no mail without SMTP_URL", async () => {
+      const run = await admin(["digest", "run", "--at", "2030-01-07T08:00:00Z"]);
+      expect(run).toMatchObject({ code: 0, stderr: "" });
+      expect(run.stdout).toMatch(/SMTP_URL is not set/);
+      expect(await admin(["mail", "list"])).toMatchObject({ code: 0, stdout: "no messages\n" });
+      const bad = await admin(["digest", "run", "--at", "tomorrow"]);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toMatch(/--at must be an ISO 8601 instant/);
+    });
   });
 });
