@@ -123,6 +123,9 @@ export function mailConfig(env: Env = process.env): MailConfig | null {
   return { smtpUrl: raw, from, appUrl };
 }
 
+/** Whether this server sends mail at all (SMTP_URL set; its form is checked at start). */
+export const mailEnabled = (env: Env = process.env) => Boolean(env.SMTP_URL?.trim());
+
 /** APP_URL without a trailing slash; default http://localhost:<PORT>. */
 export function appOrigin(env: Env = process.env): string {
   const raw = env.APP_URL?.trim();

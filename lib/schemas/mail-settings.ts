@@ -13,6 +13,12 @@ export type DigestFrequency = (typeof DIGEST_FREQUENCIES)[number];
 export const MAIL_KINDS = ["alert", "digest"] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];
 
+/** How a kind of mail is named to people (the unsubscribe page, the settings page). */
+export const MAIL_KIND_LABELS: Record<MailKind, string> = { digest: "digest e-mails", alert: "new-dispute alerts" };
+
+/** How a digest frequency is named to people. */
+export const DIGEST_FREQUENCY_LABELS: Record<DigestFrequency, string> = { daily: "Daily", weekly: "Weekly, on Mondays", off: "Off" };
+
 export const MAIL_STATES = ["pending", "retry", "delivered", "failed"] as const;
 export type MailState = (typeof MAIL_STATES)[number];
 
