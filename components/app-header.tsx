@@ -16,7 +16,7 @@ const NAV = [
   ...RECORD_KINDS.map((kind) => ({ href: KINDS[kind].pagePath, label: VIEW_PAGE_LABELS[KINDS[kind].pagePath as ViewPage] })),
 ];
 
-/** Top bar: where you are, who you are, which shops you see, and the way out. */
+/** Top bar: where you are, who you are, which shops you see, your settings, and the way out. */
 export function AppHeader({ email, access, signOut }: { email: string; access: string[]; signOut: () => Promise<void> }) {
   const pathname = usePathname();
   return (
@@ -54,6 +54,13 @@ export function AppHeader({ email, access, signOut }: { email: string; access: s
             </span>
           </div>
           <SavedViewsMenu />
+          <Link
+            href="/settings"
+            aria-current={pathname === "/settings" ? "page" : undefined}
+            className={`rounded-md px-3 py-1 text-sm focus:outline-none focus-visible:ring-2 focus-visible:ring-blue-600 ${pathname === "/settings" ? "bg-blue-100 text-blue-950" : "text-slate-800 hover:bg-slate-100"}`}
+          >
+            Settings
+          </Link>
           <form action={signOut}>
             <button type="submit" className="rounded-md border border-slate-300 px-3 py-1 text-sm hover:bg-slate-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-blue-600">
               Sign out
