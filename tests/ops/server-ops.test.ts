@@ -217,6 +217,11 @@ describe("configuration checked at start", () => {
     [{ LOG_LEVEL: "loud" }, /LOG_LEVEL must be one of/],
     [{ WEBHOOK_RETRY_SECONDS: "60,0,300" }, /WEBHOOK_RETRY_SECONDS must be comma-separated whole seconds/],
     [{ WEBHOOK_RETRY_SECONDS: "1m" }, /WEBHOOK_RETRY_SECONDS must be comma-separated whole seconds/],
+    [{ MAIL_RETRY_SECONDS: "60,,300" }, /MAIL_RETRY_SECONDS must be comma-separated whole seconds/],
+    [{ SMTP_URL: "http://mail.example.com" }, /SMTP_URL must be smtp:\/\/\[user:password@\]host:port/],
+    [{ SMTP_URL: "smtp://u:s3cret-pw@" }, /^configuration error: SMTP_URL must be (?!.*s3cret-pw)/],
+    [{ APP_URL: "ftp://disputes.example.com" }, /APP_URL must be the dashboard's http\(s\) address/],
+    [{ MAIL_FROM: "nobody" }, /MAIL_FROM must be an address/],
   ])("refuses to start with %o, in one clear line", async (bad, message) => {
     const result = await startWith(bad);
     expect(result.code).toBe(1);
