@@ -28,6 +28,9 @@ interface Sent {
   durationMs: number;
 }
 
+/** When an attempt ended, in whole epoch ms: the times are BIGINT columns, and PostgreSQL refuses a fraction. */
+const endedAt = (sent: Sent) => sent.at + Math.round(sent.durationMs);
+
 /** Sends one claimed message and logs the outcome; the caller records it. */
 async function attempt(db: Db, transport: Transport, config: MailConfig, message: ClaimedMessage): Promise<Sent> {
   const at = Date.now();
@@ -140,7 +143,7 @@ export class MailDispatcher {
     const done = attempt(db, this.transport, this.config, message)
       .then(async (sent) => {
         try {
-          await recordSend(db.db, sent.message, sent.outcome, this.retrySeconds, sent.at + sent.durationMs);
+          await recordSend(db.db, sent.message, sent.outcome, this.retrySeconds, endedAt(sent));
         } catch {
           // Written at the next poll.
           this.unrecorded.push(sent);
@@ -153,7 +156,7 @@ export class MailDispatcher {
   private async flushUnrecorded(db: Db) {
     while (this.unrecorded.length > 0) {
       const next = this.unrecorded[0];
-      await recordSend(db.db, next.message, next.outcome, this.retrySeconds, next.at + next.durationMs);
+      await recordSend(db.db, next.message, next.outcome, this.retrySeconds, endedAt(next));
       this.unrecorded.shift();
     }
   }
@@ -197,7 +200,7 @@ export async function sendNow(db: Db, config: MailConfig, ids: readonly number[]
     const claimed = await claimMessages(db.db, db.dialect, { now, leaseUntil: now + LEASE_MS * Math.max(1, ids.length), token, limit: ids.length, only: ids });
     for (const message of claimed) {
       const sent = await attempt(db, transport, config, message);
-      await recordSend(db.db, sent.message, sent.outcome, retrySeconds, sent.at + sent.durationMs);
+      await recordSend(db.db, sent.message, sent.outcome, retrySeconds, endedAt(sent));
       if (sent.outcome.delivered) delivered++;
       else failed++;
     }
