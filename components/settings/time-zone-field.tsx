@@ -15,34 +15,28 @@ const key = (text: string) => text.toLowerCase().replace(/[_\s]+/g, " ");
  * narrows the list; the value is always one of the zones.
  */
 export function TimeZoneField({ zones, value, onChange, describedBy }: { zones: readonly string[]; value: string; onChange: (zone: string) => void; describedBy?: string }) {
+  // What is typed, followed from downshift (the field's text stays its own: a controlled one loses keys typed quickly).
   const [text, setText] = useState(value);
-  const [seen, setSeen] = useState(value);
-  if (seen !== value) {
-    setSeen(value);
-    setText(value);
-  }
   const matches = useMemo(() => {
     const wanted = key(text.trim());
     // The whole list while the field still shows the chosen zone: the person is browsing.
     const all = wanted === "" || text === value ? zones : zones.filter((z) => key(z).includes(wanted));
     return all.slice(0, LISTED);
   }, [zones, text, value]);
-  const { isOpen, getLabelProps, getInputProps, getMenuProps, getItemProps, highlightedIndex, getToggleButtonProps } = useCombobox({
+  const { isOpen, getLabelProps, getInputProps, getMenuProps, getItemProps, highlightedIndex, getToggleButtonProps } = useCombobox<string>({
     items: matches,
     selectedItem: value,
-    inputValue: text,
-    onInputValueChange: ({ inputValue, type }) => {
-      if (type === useCombobox.stateChangeTypes.InputChange) setText(inputValue ?? "");
-    },
+    initialInputValue: value,
+    itemToString: (zone) => zone ?? "",
+    onInputValueChange: ({ inputValue }) => setText(inputValue ?? ""),
     onSelectedItemChange: ({ selectedItem }) => {
-      if (selectedItem) {
-        setText(selectedItem);
-        onChange(selectedItem);
-      }
+      if (selectedItem) onChange(selectedItem);
     },
-    onIsOpenChange: ({ isOpen: open }) => {
-      // Closed without a choice: the field shows the zone that stays chosen.
-      if (!open) setText(value);
+    stateReducer: (state, { changes }) => {
+      // Closed without a choice (Escape, a click elsewhere): the zone stays, and the field shows it.
+      const chose = changes.selectedItem && changes.selectedItem !== state.selectedItem;
+      if (!chose && state.isOpen && changes.isOpen === false) return { ...changes, selectedItem: value, inputValue: value };
+      return changes;
     },
   });
   return (
@@ -52,7 +46,11 @@ export function TimeZoneField({ zones, value, onChange, describedBy }: { zones: 
       </label>
       <div className="flex max-w-sm">
         <input
-          {...getInputProps({ "aria-describedby": describedBy })}
+          {...getInputProps({
+            "aria-describedby": describedBy,
+            // Typing replaces the zone shown: the person is looking for another.
+            onFocus: (e) => e.currentTarget.select(),
+          })}
           className="w-full rounded-l-md border border-slate-400 px-2 py-1.5 text-sm focus:outline-none focus-visible:ring-2 focus-visible:ring-blue-600"
           spellCheck={false}
         />
@@ -66,7 +64,7 @@ export function TimeZoneField({ zones, value, onChange, describedBy }: { zones: 
         </button>
       </div>
       <ul {...getMenuProps()} className={`absolute z-20 mt-1 max-h-72 w-full max-w-sm overflow-auto rounded-md border border-slate-300 bg-white shadow ${isOpen ? "" : "hidden"}`}>
-        {isOpen && matches.length === 0 ? <li className="px-3 py-2 text-sm text-slate-700">No time zone matches “{text}”.</li> : null}
+        {isOpen && matches.length === 0 ? <li className="px-3 py-2 text-sm text-slate-700">No time zone matches “{text.trim()}”.</li> : null}
         {isOpen
           ? matches.map((zone, index) => (
               <li
