@@ -3,6 +3,7 @@
 import { useEffect, useId, useState } from "react";
 import { ApiProblem, postApi } from "@/components/shared/api";
 import { problemText } from "@/components/shared/problem-text";
+import { instantOfLocal, localDate } from "@/lib/mail/schedule";
 import { DIGEST_FREQUENCIES, DIGEST_FREQUENCY_LABELS, type MailSettings } from "@/lib/schemas/mail-settings";
 import { TimeZoneField } from "./time-zone-field";
 
@@ -35,6 +36,11 @@ export function MailSettingsForm({ email, initial, changed, mailEnabled, zones }
   }, [changed, initial.zone, zones]);
 
   const dirty = JSON.stringify(form) !== JSON.stringify(saved);
+  // Counted in the browser after it has drawn (the server's clock would differ from the page's).
+  const [now, setNow] = useState<number | null>(null);
+  // eslint-disable-next-line react-hooks/set-state-in-effect -- the browser's clock is only read here
+  useEffect(() => setNow(Date.now()), [saved]);
+  const next = now === null ? null : nextDigest(saved, now);
   const set = <K extends keyof MailSettings>(field: K, value: MailSettings[K]) => {
     setForm((f) => ({ ...f, [field]: value }));
     setStatus(null);
@@ -138,11 +144,36 @@ export function MailSettingsForm({ email, initial, changed, mailEnabled, zones }
         </button>
         {dirty && !status ? <span className="text-sm text-slate-700">Unsaved changes</span> : null}
       </div>
+      {next ? (
+        <p className="text-sm text-slate-700" data-testid="next-digest">
+          Your next digest, if there is anything to say: {next}.
+        </p>
+      ) : null}
       <p role="status" className={`text-sm ${status?.ok === false ? "text-red-800" : "text-slate-900"}`}>
         {status?.text ?? ""}
       </p>
     </form>
   );
+}
+
+/**
+ * When the next digest of saved settings comes, as the server's schedule counts it
+ * (lib/mail/schedule.ts): the first of the coming days' times, Mondays only for a weekly one.
+ */
+function nextDigest(s: MailSettings, now: number): string | null {
+  if (s.digest === "off") return null;
+  const today = Date.parse(`${localDate(s.zone, now)}T00:00:00Z`);
+  const minutes = Number(s.at.slice(0, 2)) * 60 + Number(s.at.slice(3, 5));
+  for (let ahead = 0; ahead <= 8; ahead++) {
+    const day = today + ahead * 86_400_000;
+    if (s.digest === "weekly" && new Date(day).getUTCDay() !== 1) continue;
+    const at = instantOfLocal(s.zone, day, minutes);
+    if (at > now) {
+      const weekday = new Date(day).toLocaleDateString("en-GB", { weekday: "long", timeZone: "UTC" });
+      return `${weekday} ${new Date(day).toISOString().slice(0, 10)} at ${s.at} (${s.zone})`;
+    }
+  }
+  return null;
 }
 
 /** The settings in one sentence, as the user will see them happen. */

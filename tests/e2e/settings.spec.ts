@@ -66,6 +66,8 @@ test.describe("settings", () => {
       await page.getByRole("button", { name: "Save settings" }).click();
       await expect(page.getByRole("status").filter({ hasText: "Saved." })).toHaveText("Saved. A digest every day at 08:00 (Europe/Berlin); new-dispute alerts on.");
       expect(await storedSettings()).toEqual({ digest: "daily", digest_at: "08:00", zone: "Europe/Berlin", alerts: 1 });
+      // The browser's clock is 2026-02-06 09:00 UTC (10:00 in Berlin): today's 08:00 has passed.
+      await expect(page.getByTestId("next-digest")).toHaveText("Your next digest, if there is anything to say: Saturday 2026-02-07 at 08:00 (Europe/Berlin).");
       await page.screenshot({ path: screenshotPath("settings.png") });
 
       // Kept on the server: after a reload the saved zone, not the browser's.
@@ -103,6 +105,7 @@ test.describe("settings", () => {
     await page.keyboard.press("Enter");
     await expect(page.getByRole("status").filter({ hasText: "Saved." })).toHaveText("Saved. A digest every Monday at 07:30 (America/New_York); new-dispute alerts on.");
     expect(await storedSettings()).toEqual({ digest: "weekly", digest_at: "07:30", zone: "America/New_York", alerts: 1 });
+    await expect(page.getByTestId("next-digest")).toHaveText("Your next digest, if there is anything to say: Monday 2026-02-09 at 07:30 (America/New_York).");
   });
 
   test("reads well on a phone", async ({ browser }) => {
