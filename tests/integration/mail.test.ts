@@ -4,9 +4,11 @@ import { stringify } from "csv-stringify/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, openDatabase } from "@/lib/data/db";
 import { createUser } from "@/lib/auth/accounts";
-import { importColumns, type RecordKind } from "@/lib/domain/fields";
+import { FIELDS_BY_KIND, importColumns, type RecordKind } from "@/lib/domain/fields";
+import { KINDS } from "@/lib/domain/kinds";
 import { changeMailSettings, mailUserByEmail } from "@/lib/mail/settings";
 import { parseMailSettingsPatch } from "@/lib/schemas/mail-settings";
+import { recordFingerprint, serializeRecordKey } from "@/lib/url-state/record-key";
 import { signedHeaders } from "../api/harness";
 import { runCli } from "../helpers/cli";
 import { backends, dropCreatedDatabases, tempDir } from "../helpers/db";
@@ -37,6 +39,9 @@ const POLL_SLACK_MS = 1_800;
 
 const PASSWORD = "mail-test-password";
 
+/** A shop code that HTML must escape (shop codes may hold anything but spaces, commas and controls). */
+const ODD_SHOP = `x<b>&"'`;
+
 /** The users: access list and `user mail` options. Every one of them has digests off unless named here. */
 const USERS: Record<string, { access: string[]; mail: string[] }> = {
   "tokyo@example.test": { access: ["tz"], mail: ["--zone", "Asia/Tokyo", "--at", "08:00"] },
@@ -44,10 +49,15 @@ const USERS: Record<string, { access: string[]; mail: string[] }> = {
   "berlin@example.test": { access: ["tz"], mail: ["--zone", "Europe/Berlin", "--at", "02:30"] },
   "weekly@example.test": { access: ["tz"], mail: ["--digest", "weekly"] },
   "quiet@example.test": { access: ["empty-shop"], mail: ["--digest", "daily"] },
-  "alice@example.test": { access: ["a1", "a2"], mail: ["--digest", "off", "--alerts", "on"] },
+  "alice@example.test": { access: ["a1", "a2", ODD_SHOP], mail: ["--digest", "off", "--alerts", "on"] },
   "bob@example.test": { access: ["b1"], mail: ["--digest", "off", "--alerts", "on"] },
   "carol@example.test": { access: ["a1"], mail: ["--digest", "off", "--alerts", "off"] },
   "dave@example.test": { access: ["d1"], mail: ["--digest", "off", "--alerts", "on"] },
+  "erin@example.test": { access: ["e1"], mail: ["--digest", "off", "--alerts", "on"] },
+  // Turns alerts off after the import that stored one for her, before a server runs.
+  "frank@example.test": { access: ["a1"], mail: ["--digest", "off", "--alerts", "on"] },
+  // Turned on for a running server to compose (digests off while `digest run` makes March 2027's).
+  "live@example.test": { access: ["live"], mail: ["--digest", "off"] },
   ...Object.fromEntries(Array.from({ length: 4 }, (_, i) => [`m${i}@example.test`, { access: ["multi"], mail: ["--digest", "off", "--alerts", "on"] }])),
 };
 /** Made after the first file: its records are not new to this user, its disputes are due. */
@@ -101,6 +111,9 @@ const CONTENT_CHB: Row[] = [
   chb("c3", "ARN-C3-NOT-MINE", "2027-03-14", "99.00"), // another shop
   chb("tz", "ARN-TZ-1", "2027-03-01", "3.00"), // answer by 03-15, expires 04-15: overdue all along
   chb("a1", "ARN-A1-1", "2027-03-20", "4.00"),
+  chb("tz", "ARN-TZ-OCT", "2027-10-20", "3.00"), // answer by 11-03: due in late October
+  // Due 4 days after today, whatever today is: for the digest a running server composes.
+  chb("live", "ARN-LIVE-1", new Date(Date.now() - 10 * 86_400_000).toISOString().slice(0, 10), "6.00"),
 ];
 const CONTENT_CASES: Row[] = [
   cas("c1", "ARN-C1-CASE", "2027-03-20", "7.00"), // VISA: 04-03, D+7
@@ -132,12 +145,16 @@ describe.each(backends)("mail on $name", (backend) => {
   /** A dashboard user with mail settings given as `user mail` options ("--zone", "Asia/Tokyo", ...). */
   async function addUser(email: string, access: string[], options: string[]) {
     await createUser(db.db, { email, password: PASSWORD, access });
+    if (options.length > 0) await addUserSettings(email, options);
+  }
+
+  async function addUserSettings(email: string, options: string[]) {
     const { userId } = await mailUserByEmail(db.db, email);
     const raw: Record<string, unknown> = {};
     for (let i = 0; i < options.length; i += 2) raw[options[i].slice(2)] = options[i] === "--alerts" ? options[i + 1] === "on" : options[i + 1];
     const patch = parseMailSettingsPatch(raw);
     if (!patch.ok) throw new Error(`${email}: ${JSON.stringify(patch.errors)}`);
-    if (options.length > 0) await changeMailSettings(db.db, userId, patch.request);
+    await changeMailSettings(db.db, userId, patch.request);
   }
 
   /** `mail list` as rows of named cells, cut at the header's column starts. */
@@ -186,6 +203,7 @@ describe.each(backends)("mail on $name", (backend) => {
     expect(await db.db.selectFrom("mail_messages").select("id").execute()).toEqual([]);
     await addUser(CONTENT_USER, ["c1", "c2"], []);
     must(await importFiles([writeCsv("CHB_20270326.csv", "chargeback", CONTENT_CHB), writeCsv("PREARB_29_20270326.csv", "pre_arbitration", CONTENT_CASES)]), "import");
+    await addUserSettings("frank@example.test", ["--alerts", "off"]);
   });
 
   afterAll(async () => {
@@ -215,6 +233,9 @@ describe.each(backends)("mail on $name", (backend) => {
       ["2027-03-29T08:00:00Z", [`${CONTENT_USER} 2027-03-29`, "berlin@example.test 2027-03-29", "tokyo@example.test 2027-03-29", "weekly@example.test 2027-03-29"]],
       // Tuesday at the weekly user's hour: no weekly digest.
       ["2027-03-30T08:00:00Z", [`${CONTENT_USER} 2027-03-30`, "berlin@example.test 2027-03-30", "ny@example.test 2027-03-29", "tokyo@example.test 2027-03-30"]],
+      // The last Sunday of October: Berlin's 02:30 happens twice (00:30Z in CEST, 01:30Z in CET); the first counts.
+      ["2027-10-31T00:30:00Z", ["berlin@example.test 2027-10-31", "ny@example.test 2027-10-30", "tokyo@example.test 2027-10-31"]],
+      ["2027-10-31T01:30:00Z", []],
     ];
     for (const [at, expected, code = 0] of runs) {
       const before = catcher.received.length;
@@ -224,6 +245,7 @@ describe.each(backends)("mail on $name", (backend) => {
       expect(result.stdout).toContain(`digests due at ${new Date(at).toISOString()}: `);
       if (expected.length === 0) expect(result.stdout).toMatch(/: 0; sent 0, not accepted 0, nothing to say 0/);
     }
+    contentDigest = catcher.to(CONTENT_USER)[0];
     // The first run: 3 delivered, 2 not accepted, and the quiet user's period had nothing to say.
     const weeklyFirst = catcher.attemptsTo("weekly@example.test")[0];
     expect(weeklyFirst.answer).toBe(550);
@@ -239,12 +261,13 @@ describe.each(backends)("mail on $name", (backend) => {
         .filter((p) => p.email === email)
         .map((p) => new Date(Number(p.period_at)).toISOString())
         .sort();
-    expect(of("berlin@example.test")).toEqual(["2027-03-27T01:30:00.000Z", "2027-03-28T01:00:00.000Z", "2027-03-29T00:30:00.000Z", "2027-03-30T00:30:00.000Z"]);
-    expect(of("tokyo@example.test")).toEqual(["2027-03-26T23:00:00.000Z", "2027-03-27T23:00:00.000Z", "2027-03-28T23:00:00.000Z", "2027-03-29T23:00:00.000Z"]);
-    expect(of("ny@example.test")).toEqual(["2027-03-27T12:00:00.000Z", "2027-03-28T12:00:00.000Z", "2027-03-29T12:00:00.000Z"]);
-    expect(of("weekly@example.test")).toEqual(["2027-03-22T08:00:00.000Z", "2027-03-29T08:00:00.000Z"]);
-    expect(of("quiet@example.test")).toEqual(["2027-03-27T08:00:00.000Z", "2027-03-28T08:00:00.000Z", "2027-03-29T08:00:00.000Z", "2027-03-30T08:00:00.000Z"]);
-    expect(periods.filter((p) => p.email === "quiet@example.test").map((p) => p.message_id)).toEqual([null, null, null, null]);
+    expect(of("berlin@example.test")).toEqual(["2027-03-27T01:30:00.000Z", "2027-03-28T01:00:00.000Z", "2027-03-29T00:30:00.000Z", "2027-03-30T00:30:00.000Z", "2027-10-31T00:30:00.000Z"]);
+    expect(of("tokyo@example.test")).toEqual(["2027-03-26T23:00:00.000Z", "2027-03-27T23:00:00.000Z", "2027-03-28T23:00:00.000Z", "2027-03-29T23:00:00.000Z", "2027-10-30T23:00:00.000Z"]);
+    expect(of("ny@example.test")).toEqual(["2027-03-27T12:00:00.000Z", "2027-03-28T12:00:00.000Z", "2027-03-29T12:00:00.000Z", "2027-10-30T12:00:00.000Z"]);
+    // Sunday 2027-10-31: the weekly one's last Monday, the 25th, had nothing due within 7 days.
+    expect(of("weekly@example.test")).toEqual(["2027-03-22T08:00:00.000Z", "2027-03-29T08:00:00.000Z", "2027-10-25T08:00:00.000Z"]);
+    expect(of("quiet@example.test")).toEqual(["2027-03-27T08:00:00.000Z", "2027-03-28T08:00:00.000Z", "2027-03-29T08:00:00.000Z", "2027-03-30T08:00:00.000Z", "2027-10-30T08:00:00.000Z"]);
+    expect(periods.filter((p) => p.email === "quiet@example.test").map((p) => p.message_id)).toEqual([null, null, null, null, null]);
     expect(of("alice@example.test")).toEqual([]);
 
     const list = await mailList();
@@ -261,13 +284,20 @@ describe.each(backends)("mail on $name", (backend) => {
       ["delivered", "1"],
       ["delivered", "1"],
       ["delivered", "1"],
+      ["delivered", "1"],
       ["retry", "1"],
     ]);
-    expect(tokyo[3]["LAST ERROR"]).toMatch(/451/);
+    expect(tokyo.at(-1)!["LAST ERROR"]).toMatch(/451/);
     // Every digest says whose date and zone it is.
     for (const c of catcher.to("tokyo@example.test")) expect(c.mail.text).toMatch(/^Your daily dispute digest for \d{4}-\d\d-\d\d \(Asia\/Tokyo\)\./);
     expect(catcher.to("weekly@example.test")[0].mail.text).toMatch(/^Your weekly dispute digest for 2027-03-29 \(UTC\)\./);
-    contentDigest = catcher.to(CONTENT_USER)[0];
+    // The next digests count from the marks of the previous one: nothing was imported since.
+    expect(catcher.to(CONTENT_USER).map((c) => c.mail.subject)).toEqual([
+      "Disputes: 11 new, 8 due within 7 days",
+      "Disputes: 0 new, 8 due within 7 days", // the 28th: the same 8 (ARN-C2-SOON now overdue; ARN-C1-LATER, 04-08, not yet)
+      expect.stringMatching(/^Disputes: 0 new, \d+ due within 7 days$/),
+      expect.stringMatching(/^Disputes: 0 new, \d+ due within 7 days$/),
+    ]);
   });
 
   it("a digest says what is new and what is due in the user's shops only, in a text and an HTML part with the same facts", () => {
@@ -339,6 +369,13 @@ describe.each(backends)("mail on $name", (backend) => {
       ["alert", "pending", "0"],
     ]);
     expect(before.filter((m) => ["bob@example.test", "carol@example.test", "dave@example.test"].includes(m.USER))).toEqual([]);
+    // Frank turned alerts off after the import: his is not sent.
+    expect(before.filter((m) => m.USER === "frank@example.test").map((m) => [m.KIND, m.STATE, m["LAST ERROR"]])).toEqual([["alert", "failed", "alerts turned off before it was sent"]]);
+    // A digest a running server composes by itself: the live user's time is the minute before
+    // last, and the user (made with the others) is taken to have been made a minute before that.
+    const slot = Math.floor(Date.now() / 60_000) * 60_000 - 60_000;
+    await db.db.updateTable("users").set({ created_at: slot - 60_000 }).where("email", "=", "live@example.test").execute();
+    await addUserSettings("live@example.test", ["--digest", "daily", "--at", new Date(slot).toISOString().slice(11, 16)]);
     const started = Date.now();
     servers.push(await startServer(env));
     await until("the stored messages", () => catcher.to("alice@example.test").length >= 2 && catcher.to("tokyo@example.test").some((c) => digestDate(c) === "2027-03-27"), 10_000);
@@ -348,16 +385,28 @@ describe.each(backends)("mail on $name", (backend) => {
     const tokyo = catcher.attemptsTo("tokyo@example.test").filter((c) => digestDate(c) === "2027-03-27");
     expect(tokyo.map((c) => c.answer)).toEqual([451, 250]);
     expect(tokyo[1].messageId).toBe(tokyo[0].messageId);
-    await until("recorded", async () => (await mailList()).every((m) => m.STATE === "delivered" || m.STATE === "failed"));
+    const live = await until("the live user's digest", () => catcher.to("live@example.test")[0], 10_000);
+    expect(live.mail.subject).toMatch(/^Disputes: \d+ new, 1 due within 7 days$/);
+    expect(digestDate(live)).toBe(new Date(slot).toISOString().slice(0, 10));
+    expect(live.mail.text).toContain("ARN ARN-LIVE-1  shop live");
+    const livePeriods = await db.db.selectFrom("mail_digests").innerJoin("users", "users.id", "mail_digests.user_id").select("period_at").where("users.email", "=", "live@example.test").execute();
+    expect(livePeriods.map((p) => Number(p.period_at))).toEqual([slot]);
+    expect(servers[0].output()).toMatch(/"msg":"digests composed"/);
+    await until("recorded", async () => (await db.db.selectFrom("mail_messages").select("id").where("state", "in", ["pending", "retry"]).execute()).length === 0);
     const after = await mailList();
-    expect(after.filter((m) => m.STATE === "failed").map((m) => m.USER)).toEqual(["weekly@example.test"]);
+    expect(after.filter((m) => m.STATE === "failed").map((m) => m.USER).sort()).toEqual(["frank@example.test", "weekly@example.test"]);
+    expect(catcher.attemptsTo("frank@example.test")).toEqual([]);
     expect(after.find((m) => m.USER === "tokyo@example.test" && m.ATTEMPTS === "2")?.STATE).toBe("delivered");
   });
 
   it("a running server sends alerts within seconds of an import, to the users with alerts on and shops in the file only; 4xx is tried again, 5xx fails at once", async () => {
     catcher.failNext(1, 451, "alice@example.test");
     catcher.failNext(1, 550, "dave@example.test");
+    catcher.failNext(3, 451, "erin@example.test");
     const file = writeCsv("CHB_20270327.csv", "chargeback", [
+      chb(ODD_SHOP, "ARN-ODD-1", "2027-03-21", "1.00"),
+      chb("e1", "ARN-E1-1", "2027-03-21", "1.00"),
+      chb("c1", "ARN-C1-NEXT", "2027-03-25", "2.00"), // for the content user's next digest: answer by 04-08
       chb("a1", "ARN-A1-2", "2027-03-21", "1.00"),
       chb("a1", "ARN-A1-3", "2027-03-21", "1.00"),
       chb("a2", "ARN-A2-2", "2027-03-21", "1.00"),
@@ -375,21 +424,33 @@ describe.each(backends)("mail on $name", (backend) => {
     expect(second.at - first.at).toBeGreaterThanOrEqual(RETRY[0] * 1000 - 100);
     expect(second.at - first.at).toBeLessThan(RETRY[0] * 1000 + POLL_SLACK_MS);
 
-    expect(second.mail.subject).toBe("New chargebacks: 3 in the file of 2027-03-27");
-    expect(second.mail.text).toContain("  shop a1: 2\n  shop a2: 1\n");
-    const link = `${APP_URL}/chargebacks?from=2027-03-27&to=2027-03-27&shops=a1%2Ca2`;
-    expect(second.mail.text).toContain(`See them: ${link}`);
-    expect(second.mail.html).toContain(`href="${link.replace(/&/g, "&amp;")}"`);
+    expect(second.mail.subject).toBe("New chargebacks: 4 in the file of 2027-03-27");
+    // Her shops with records in the file, bytewise; the HTML escapes what it is given.
+    expect(second.mail.text).toContain(`  shop a1: 2\n  shop a2: 1\n  shop ${ODD_SHOP}: 1\n`);
+    const html = second.mail.html as string;
+    expect(html).toContain("x&lt;b&gt;&amp;&quot;&#39;");
+    expect(html).not.toContain("x<b>");
+    const link = /See them: (\S+)/.exec(second.mail.text!)![1];
+    const linked = new URL(link);
+    expect(linked.origin + linked.pathname).toBe(`${APP_URL}/chargebacks`);
+    expect(Object.fromEntries(linked.searchParams)).toEqual({ from: "2027-03-27", to: "2027-03-27", shops: `a1,a2,${ODD_SHOP}` });
+    expect(html).toContain(`href="${link.replace(/&/g, "&amp;")}"`);
     expect(header(second, "list-unsubscribe")).toMatch(/^<https:\/\/disputes\.example\.test\/unsubscribe\/\d+\.alert\.[A-Za-z0-9_-]{43}>$/);
     expect(header(second, "list-unsubscribe-post")).toBe("List-Unsubscribe=One-Click");
     expect(second.raw).not.toContain(SECRET_COMMENT);
     for (const secret of ["512345", "9876"]) expect(`${second.mail.text}${second.mail.html}`).not.toContain(secret);
 
+    // 451 three times: tried after 1 s and after 1 s more, then given up.
+    const erin = await until("erin's three attempts", () => catcher.attemptsTo("erin@example.test").length >= 3 && catcher.attemptsTo("erin@example.test"), 8_000);
+    expect(erin.map((c) => c.answer)).toEqual([451, 451, 451]);
+    expect(new Set(erin.map((c) => c.messageId)).size).toBe(1);
+    expect(erin[2].at - erin[1].at).toBeGreaterThanOrEqual(RETRY[1] * 1000 - 100);
     const dave = await until("dave's attempt", () => catcher.attemptsTo("dave@example.test")[0], 5_000);
     expect(dave.answer).toBe(550);
     // Nobody else: carol has alerts off, bob's shop is not in the file, zz is nobody's.
     await sleep(RETRY[0] * 1000 + POLL_SLACK_MS);
     expect(catcher.attemptsTo("dave@example.test")).toHaveLength(1);
+    expect(catcher.attemptsTo("erin@example.test")).toHaveLength(3);
     expect(catcher.attemptsTo("carol@example.test")).toEqual([]);
     expect(catcher.attemptsTo("bob@example.test")).toEqual([]);
     expect(catcher.attemptsTo("alice@example.test").filter(isNew)).toHaveLength(2);
@@ -397,6 +458,9 @@ describe.each(backends)("mail on $name", (backend) => {
     const daveRow = list.find((m) => m.USER === "dave@example.test")!;
     expect([daveRow.KIND, daveRow.STATE, daveRow.ATTEMPTS]).toEqual(["alert", "failed", "1"]);
     expect(daveRow["LAST ERROR"]).toMatch(/550/);
+    const erinRow = list.find((m) => m.USER === "erin@example.test")!;
+    expect([erinRow.KIND, erinRow.STATE, erinRow.ATTEMPTS, erinRow.SENT]).toEqual(["alert", "failed", "3", ""]);
+    expect(erinRow["LAST ERROR"]).toMatch(/451/);
     const aliceRow = list.find((m) => m.USER === "alice@example.test")!; // newest first
     expect([aliceRow.STATE, aliceRow.ATTEMPTS, aliceRow["LAST ERROR"]]).toEqual(["delivered", "2", ""]);
     expect(servers[0].output()).toMatch(/"msg":"mail attempt"/);
@@ -432,6 +496,31 @@ describe.each(backends)("mail on $name", (backend) => {
     const money = (minor: number) => (minor / 100).toFixed(2);
     expect(c.mail.text).toContain(`EUR ${money(sum(chargebacks.content, "EUR", false))} (reversals: EUR ${money(sum(chargebacks.content, "EUR", true))})`);
     expect(c.mail.text).toContain(`USD ${money(sum(chargebacks.content, "USD", false))} (reversals: USD ${money(sum(chargebacks.content, "USD", true))})`);
+    // Each listed dispute's link opens its record in the drawer: the key the dashboard makes of
+    // the record the API answers (components/disputes/use-open-record.ts).
+    const byArn = { ...shops, acq_ref_nrs: DUE_ORDER, per_page: 100 };
+    const keys = new Map<string, string>();
+    for (const kind of ["chargeback", "pre_arbitration"] as const) {
+      for (const r of (await api(kind, byArn)).content) {
+        const fields = FIELDS_BY_KIND[kind].map((d) => d.name);
+        keys.set(`${KINDS[kind].pagePath} ${String(r.acq_ref_nr)}`, serializeRecordKey({ fileDate: String(r.file_date), acqRefNr: String(r.acq_ref_nr), fingerprint: recordFingerprint(r, fields) }));
+      }
+    }
+    const links = [...c.mail.text!.matchAll(/ARN (\S+) .*\n {4}(\S+)/g)].map((m) => [m[1], new URL(m[2])] as const);
+    expect(links.map(([arn]) => arn)).toEqual(DUE_ORDER);
+    for (const [arn, link] of links) expect(link.searchParams.get("open"), arn).toBe(keys.get(`${link.pathname} ${arn}`));
+  });
+
+  it("a later digest counts only the records imported since the previous one", async () => {
+    const before = catcher.to(CONTENT_USER).length;
+    const run = await digestRun("2027-11-01T08:00:00Z");
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    // The running server may have claimed and sent it first: either way it arrives once.
+    const next = await until("the content user's digest", () => catcher.to(CONTENT_USER)[before], 5_000);
+    // ARN-C1-NEXT of the file of 2027-03-27; nothing is due any more in November.
+    expect(next.mail.subject).toBe("Disputes: 1 new, 0 due within 7 days");
+    expect(next.mail.text).toMatch(/ {2}Chargebacks: 1\n {4}shop c1: 1\n {4}EUR 2\.00 \(reversals: EUR 0\.00\)\n/);
+    expect(digestDate(next)).toBe("2027-11-01");
   });
 
   it("two servers on one database send each message once", async () => {
