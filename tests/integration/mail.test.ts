@@ -430,6 +430,15 @@ describe.each(backends)("mail on $name", (backend) => {
     const html = second.mail.html as string;
     expect(html).toContain("x&lt;b&gt;&amp;&quot;&#39;");
     expect(html).not.toContain("x<b>");
+    const htmlText = html
+      .replace(/<[^>]+>/g, " ")
+      .replace(/&lt;/g, "<")
+      .replace(/&gt;/g, ">")
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&amp;/g, "&")
+      .replace(/\s+/g, " ");
+    expect(htmlText).toContain(`brought 4 chargebacks in your shops: Shop Records a1 2 a2 1 ${ODD_SHOP} 1 `);
     const link = /See them: (\S+)/.exec(second.mail.text!)![1];
     const linked = new URL(link);
     expect(linked.origin + linked.pathname).toBe(`${APP_URL}/chargebacks`);
@@ -528,7 +537,11 @@ describe.each(backends)("mail on $name", (backend) => {
     catcher.delayMs = 150;
     const users = Object.keys(USERS).filter((e) => /^m\d@/.test(e));
     const dates = ["20270328", "20270329", "20270330"];
-    must(await importFiles(dates.map((d) => writeCsv(`CHB_${d}.csv`, "chargeback", [chb("multi", `ARN-MULTI-${d}`, "2027-03-21", "1.00")]))), "import");
+    // A refused file (a bad amount in its last row) stores no alert; the others commit theirs.
+    const refused = writeCsv("CHB_20270331.csv", "chargeback", [chb("multi", "ARN-MULTI-REFUSED", "2027-03-21", "1.00"), chb("multi", "ARN-MULTI-BAD", "2027-03-21", "lots")]);
+    const result = await importFiles([...dates.map((d) => writeCsv(`CHB_${d}.csv`, "chargeback", [chb("multi", `ARN-MULTI-${d}`, "2027-03-21", "1.00")])), refused]);
+    expect(result.code, result.stdout + result.stderr).toBe(1);
+    expect(result.stdout + result.stderr).toMatch(/CHB_20270331\.csv: rejected/);
     const expected = users.length * dates.length;
     const isMulti = (c: Caught) => c.to.some((t) => users.includes(t));
     await until("every alert", () => catcher.attempts.filter(isMulti).length >= expected, 20_000);
