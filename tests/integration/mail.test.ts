@@ -49,7 +49,7 @@ const USERS: Record<string, { access: string[]; mail: string[] }> = {
   "berlin@example.test": { access: ["tz"], mail: ["--zone", "Europe/Berlin", "--at", "02:30"] },
   "weekly@example.test": { access: ["tz"], mail: ["--digest", "weekly"] },
   "quiet@example.test": { access: ["empty-shop"], mail: ["--digest", "daily"] },
-  "alice@example.test": { access: ["a1", "a2", ODD_SHOP], mail: ["--digest", "off", "--alerts", "on"] },
+  "alice@example.test": { access: ["a1", "a2", ODD_SHOP, "Z9"], mail: ["--digest", "off", "--alerts", "on"] },
   "bob@example.test": { access: ["b1"], mail: ["--digest", "off", "--alerts", "on"] },
   "carol@example.test": { access: ["a1"], mail: ["--digest", "off", "--alerts", "off"] },
   "dave@example.test": { access: ["d1"], mail: ["--digest", "off", "--alerts", "on"] },
@@ -405,6 +405,7 @@ describe.each(backends)("mail on $name", (backend) => {
     catcher.failNext(3, 451, "erin@example.test");
     const file = writeCsv("CHB_20270327.csv", "chargeback", [
       chb(ODD_SHOP, "ARN-ODD-1", "2027-03-21", "1.00"),
+      chb("Z9", "ARN-Z9-1", "2027-03-21", "1.00"), // before "a1" bytewise, after it in a locale's order
       chb("e1", "ARN-E1-1", "2027-03-21", "1.00"),
       chb("c1", "ARN-C1-NEXT", "2027-03-25", "2.00"), // for the content user's next digest: answer by 04-08
       chb("a1", "ARN-A1-2", "2027-03-21", "1.00"),
@@ -424,9 +425,9 @@ describe.each(backends)("mail on $name", (backend) => {
     expect(second.at - first.at).toBeGreaterThanOrEqual(RETRY[0] * 1000 - 100);
     expect(second.at - first.at).toBeLessThan(RETRY[0] * 1000 + POLL_SLACK_MS);
 
-    expect(second.mail.subject).toBe("New chargebacks: 4 in the file of 2027-03-27");
+    expect(second.mail.subject).toBe("New chargebacks: 5 in the file of 2027-03-27");
     // Her shops with records in the file, bytewise; the HTML escapes what it is given.
-    expect(second.mail.text).toContain(`  shop a1: 2\n  shop a2: 1\n  shop ${ODD_SHOP}: 1\n`);
+    expect(second.mail.text).toContain(`:\n\n  shop Z9: 1\n  shop a1: 2\n  shop a2: 1\n  shop ${ODD_SHOP}: 1\n\n`);
     const html = second.mail.html as string;
     expect(html).toContain("x&lt;b&gt;&amp;&quot;&#39;");
     expect(html).not.toContain("x<b>");
@@ -438,11 +439,11 @@ describe.each(backends)("mail on $name", (backend) => {
       .replace(/&#39;/g, "'")
       .replace(/&amp;/g, "&")
       .replace(/\s+/g, " ");
-    expect(htmlText).toContain(`brought 4 chargebacks in your shops: Shop Records a1 2 a2 1 ${ODD_SHOP} 1 `);
+    expect(htmlText).toContain(`brought 5 chargebacks in your shops: Shop Records Z9 1 a1 2 a2 1 ${ODD_SHOP} 1 `);
     const link = /See them: (\S+)/.exec(second.mail.text!)![1];
     const linked = new URL(link);
     expect(linked.origin + linked.pathname).toBe(`${APP_URL}/chargebacks`);
-    expect(Object.fromEntries(linked.searchParams)).toEqual({ from: "2027-03-27", to: "2027-03-27", shops: `a1,a2,${ODD_SHOP}` });
+    expect(Object.fromEntries(linked.searchParams)).toEqual({ from: "2027-03-27", to: "2027-03-27", shops: `Z9,a1,a2,${ODD_SHOP}` });
     expect(html).toContain(`href="${link.replace(/&/g, "&amp;")}"`);
     expect(header(second, "list-unsubscribe")).toMatch(/^<https:\/\/disputes\.example\.test\/unsubscribe\/\d+\.alert\.[A-Za-z0-9_-]{43}>$/);
     expect(header(second, "list-unsubscribe-post")).toBe("List-Unsubscribe=One-Click");
@@ -518,6 +519,16 @@ describe.each(backends)("mail on $name", (backend) => {
     const links = [...c.mail.text!.matchAll(/ARN (\S+) .*\n {4}(\S+)/g)].map((m) => [m[1], new URL(m[2])] as const);
     expect(links.map(([arn]) => arn)).toEqual(DUE_ORDER);
     for (const [arn, link] of links) expect(link.searchParams.get("open"), arn).toBe(keys.get(`${link.pathname} ${arn}`));
+  });
+
+  it("the List-Unsubscribe link of a digest `digest run` sent turns that user's digests off at a running server (one-click POST, no cookie)", async () => {
+    const ny = catcher.to("ny@example.test").at(-1)!;
+    const link = new URL(header(ny, "list-unsubscribe")!.slice(1, -1));
+    expect(link.origin).toBe(APP_URL);
+    const res = await fetch(`${servers[0].url}${link.pathname}`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "List-Unsubscribe=One-Click" });
+    expect(res.status).toBe(200);
+    const after = await mailUserByEmail(db.db, "ny@example.test");
+    expect(after.settings).toMatchObject({ digest: "off", zone: "America/New_York", at: "08:00", alerts: false });
   });
 
   it("a later digest counts only the records imported since the previous one", async () => {
