@@ -237,9 +237,11 @@ describe.each(backends)("mail on $name", (backend) => {
       ["2027-10-31T00:30:00Z", ["berlin@example.test 2027-10-31", "ny@example.test 2027-10-30", "tokyo@example.test 2027-10-31"]],
       ["2027-10-31T01:30:00Z", []],
     ];
+    const outputs: string[] = [];
     for (const [at, expected, code = 0] of runs) {
       const before = catcher.received.length;
       const result = await digestRun(at);
+      outputs.push(result.stdout);
       expect(result.code, `${at}\n${result.stdout}\n${result.stderr}`).toBe(code);
       expect(recipients(catcher.received.slice(before)), `${at}\n${result.stdout}${result.stderr}`).toEqual([...expected].sort());
       expect(result.stdout).toContain(`digests due at ${new Date(at).toISOString()}: `);
@@ -247,6 +249,7 @@ describe.each(backends)("mail on $name", (backend) => {
     }
     contentDigest = catcher.to(CONTENT_USER)[0];
     // The first run: 3 delivered, 2 not accepted, and the quiet user's period had nothing to say.
+    expect(outputs[0]).toMatch(/: 6; sent 3, not accepted 2, nothing to say 1\n/);
     const weeklyFirst = catcher.attemptsTo("weekly@example.test")[0];
     expect(weeklyFirst.answer).toBe(550);
     expect(catcher.attemptsTo("tokyo@example.test")[0].answer).toBe(451);
