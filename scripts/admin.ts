@@ -233,14 +233,14 @@ async function userMailCommand(args: string[], options: Options): Promise<number
   const parsed = parseMailSettingsPatch(raw);
   if (!parsed.ok) throw new UsageError(parsed.errors.map((e) => `--${e.field} ${e.message}`).join("; "));
   normaliseEmail(args[0]);
-  const { db, close } = await openDatabase();
+  const database = await openDatabase();
   try {
-    const user = await mailUserByEmail(db, args[0]);
-    const settings = await changeMailSettings(db, user.userId, parsed.request);
+    const user = await mailUserByEmail(database.db, args[0]);
+    const settings = await changeMailSettings(database, user.userId, parsed.request);
     console.log(`user ${user.email}: digest ${settings.digest} at ${settings.at} ${settings.zone}; alerts ${settings.alerts ? "on" : "off"}`);
     if (!mailConfig()) console.log("note: SMTP_URL is not set, so no mail is sent");
   } finally {
-    await close();
+    await database.close();
   }
   return 0;
 }

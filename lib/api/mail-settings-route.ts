@@ -26,6 +26,6 @@ export const mailSettingsRoute = routeWith({
   },
   POST: async (request) => {
     const { user, body } = await postedBody(request, PURPOSE, parseMailSettingsPatch);
-    return answer(await changeMailSettings((await getDb()).db, user.userId, body));
+    return answer(await changeMailSettings(await getDb(), user.userId, body));
   },
 });

@@ -55,8 +55,7 @@ export const unsubscribeRoute = routeWith({
     else {
       throw new ApiError(400, `the body must be List-Unsubscribe=One-Click (or undo=${Object.keys(UNDO[link.kind]).join("|")} to turn it back on)`);
     }
-    const { db } = await getDb();
-    const settings = await changeMailSettings(db, link.userId, patch).catch((err: unknown) => {
+    const settings = await changeMailSettings(await getDb(), link.userId, patch).catch((err: unknown) => {
       throw err instanceof AccountError ? notFound() : err;
     });
     return jsonAnswer(JSON.stringify({ kind: link.kind, on: link.kind === "digest" ? settings.digest !== "off" : settings.alerts }));

@@ -1,7 +1,9 @@
 import type { Kysely } from "kysely";
 import { AccountError, normaliseEmail } from "@/lib/auth/accounts";
 import { parseAccessList } from "@/lib/auth/access";
+import type { Db } from "@/lib/data/db";
 import type { Database } from "@/lib/data/schema";
+import { changingUser } from "@/lib/data/user-write";
 import { DEFAULT_MAIL_SETTINGS, DIGEST_FREQUENCIES, type DigestFrequency, type MailKind, type MailSettings, type MailSettingsPatch } from "@/lib/schemas/mail-settings";
 
 /**
@@ -77,9 +79,13 @@ async function dropUnsent(trx: Kysely<Database>, userId: number, kind: MailKind,
     .execute();
 }
 
-/** Applies a change to a user's settings in one transaction and answers the settings now. */
-export async function changeMailSettings(db: Kysely<Database>, userId: number, patch: MailSettingsPatch): Promise<MailSettings> {
-  return db.transaction().execute(async (trx) => {
+/**
+ * Applies a change to a user's settings in one transaction, serialised with the user's other
+ * changes (a settings page and an unsubscribe link at once, or an import's write lock on SQLite:
+ * lib/data/user-write.ts), and answers the settings now.
+ */
+export async function changeMailSettings(database: Pick<Db, "db" | "dialect" | "sqlite">, userId: number, patch: MailSettingsPatch): Promise<MailSettings> {
+  return changingUser(database, userId, async (trx) => {
     const user = await mailUser(trx, userId);
     if (!user) throw new AccountError("no such user");
     const next: MailSettings = {

@@ -154,7 +154,7 @@ describe.each(backends)("mail on $name", (backend) => {
     for (let i = 0; i < options.length; i += 2) raw[options[i].slice(2)] = options[i] === "--alerts" ? options[i + 1] === "on" : options[i + 1];
     const patch = parseMailSettingsPatch(raw);
     if (!patch.ok) throw new Error(`${email}: ${JSON.stringify(patch.errors)}`);
-    await changeMailSettings(db.db, userId, patch.request);
+    await changeMailSettings(db, userId, patch.request);
   }
 
   /** `mail list` as rows of named cells, cut at the header's column starts. */
