@@ -21,7 +21,12 @@ export const DIGEST_EVERY_MS = 30_000;
 const MAX_IN_FLIGHT = 4;
 const POOL_MAX = 2;
 
+/** Polls that try to record an attempt's outcome before giving it up (flushUnrecorded). */
+const MAX_RECORD_TRIES = 30;
+
 interface Sent {
+  /** failed tries to record it */
+  tries?: number;
   message: ClaimedMessage;
   outcome: SendOutcome;
   at: number;
@@ -153,10 +158,21 @@ export class MailDispatcher {
     this.inFlight.set(message.id, done);
   }
 
+  /**
+   * Records the outcomes a poll could not. One that still cannot be recorded after
+   * MAX_RECORD_TRIES polls is given up with a warning, so that it never stops the sending of
+   * everything else: its lease then expires and the message is sent again (at-least-once).
+   */
   private async flushUnrecorded(db: Db) {
     while (this.unrecorded.length > 0) {
       const next = this.unrecorded[0];
-      await recordSend(db.db, next.message, next.outcome, this.retrySeconds, endedAt(next));
+      try {
+        await recordSend(db.db, next.message, next.outcome, this.retrySeconds, endedAt(next));
+      } catch (err) {
+        next.tries = (next.tries ?? 0) + 1;
+        if (next.tries < MAX_RECORD_TRIES) throw err;
+        log.warn({ mail_message: next.message.id, ...errorFields(err) }, "mail attempt not recorded; the message is sent again once its lease expires");
+      }
       this.unrecorded.shift();
     }
   }
