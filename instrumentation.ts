@@ -1,6 +1,7 @@
 /**
  * Runs once when the server starts: bring the database schema up to date before any request, and
- * in the production server (server/main.ts) start sending webhooks (lib/webhooks/dispatcher.ts) and mail (lib/mail/dispatcher.ts).
+ * in the production server (server/main.ts) start sending webhooks (lib/webhooks/dispatcher.ts) and mail (lib/mail/dispatcher.ts),
+ * and give the metrics their backlog reader (lib/metrics.ts).
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME === "nodejs") {
@@ -11,6 +12,15 @@ export async function register() {
     });
     const { isProductionServer } = await import("@/lib/server-state");
     if (isProductionServer()) {
+      // The metrics' backlog gauges, read through the server's connection at each scrape (docs/api.md, "Metrics").
+      const { setBacklogReader } = await import("@/lib/metrics");
+      const { webhookBacklog } = await import("@/lib/webhooks/store");
+      const { mailBacklog } = await import("@/lib/mail/store");
+      setBacklogReader(async () => {
+        const { db } = await getDb();
+        const [webhooks, mail] = await Promise.all([webhookBacklog(db), mailBacklog(db)]);
+        return { webhooks, mail };
+      });
       const { startWebhookDispatcher } = await import("@/lib/webhooks/dispatcher");
       startWebhookDispatcher();
       // Mail only when SMTP_URL is set (docs/mail.md, "Configuration").

@@ -3,7 +3,7 @@ import { buildWorker } from "./scripts/build-worker.mjs";
 
 /** @type {import('next').NextConfig} */
 const nextConfig = {
-  serverExternalPackages: ["better-sqlite3", "pg", "kysely"],
+  serverExternalPackages: ["better-sqlite3", "pg", "kysely", "prom-client"],
   poweredByHeader: false,
   reactStrictMode: true,
 };

@@ -1,4 +1,4 @@
-import { authFailuresPerMinute, ConfigError, databaseTarget, flag, logLevel, loginLimits, pgQueryTimeoutSeconds, rateLimitPerMinute, shutdownSettings, mailConfig, mailRetrySeconds, trustProxy, webhookRetrySeconds, wholeNumber } from "@/lib/config";
+import { authFailuresPerMinute, ConfigError, databaseTarget, flag, logLevel, loginLimits, pgQueryTimeoutSeconds, rateLimitPerMinute, shutdownSettings, mailConfig, mailRetrySeconds, metricsToken, trustProxy, webhookRetrySeconds, wholeNumber } from "@/lib/config";
 import { sessionTtlMs } from "@/lib/auth/sessions";
 import { sqliteReaderCount } from "@/lib/data/sqlite-readers";
 import { deadlineConfigFromEnv } from "@/lib/domain/deadlines";
@@ -42,6 +42,7 @@ const CHECKS: ((env: Env) => unknown)[] = [
   webhookRetrySeconds,
   mailRetrySeconds,
   mailConfig,
+  metricsToken,
 ];
 
 /** The problems of this environment's settings, one message each; empty when all is well. */

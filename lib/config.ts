@@ -142,6 +142,18 @@ export function appOrigin(env: Env = process.env): string {
   return url.href.replace(/\/+$/, "");
 }
 
+/**
+ * The bearer token a scraper sends to GET /api/metrics (docs/api.md, "Metrics"); undefined when
+ * unset or empty, and then the path answers 404. At least 16 visible characters, no spaces.
+ */
+export function metricsToken(env: Env = process.env): string | undefined {
+  const raw = env.METRICS_TOKEN;
+  if (raw === undefined || raw === "") return undefined;
+  // Never echo the value: it is a secret.
+  if (!/^[\x21-\x7e]{16,}$/.test(raw)) throw new ConfigError("METRICS_TOKEN must be at least 16 visible ASCII characters without spaces");
+  return raw;
+}
+
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
 export function logLevel(env: Env = process.env): (typeof LOG_LEVELS)[number] {

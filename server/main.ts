@@ -6,7 +6,9 @@
  * - the client's real address, from the socket, or from X-Forwarded-For only when TRUST_PROXY says
  *   a proxy in front of us sets it (a client-sent header is otherwise dropped, never believed);
  * - browser safety headers and a per-request Content-Security-Policy nonce (security-headers.ts);
- * - one JSON access line when the answer is done (method, path, status, duration, principal);
+ * - one JSON access line when the answer is done (method, path, status, duration, principal), and
+ *   the request counted and timed by its route pattern for the metrics;
+ * - GET /api/metrics, the Prometheus exposition, when METRICS_TOKEN is set (metrics.ts);
  * - a graceful shutdown on SIGTERM/SIGINT (shutdown below), webhook deliveries in flight included;
  * - configuration checked before anything starts, failing with one clear line.
  *
@@ -16,10 +18,13 @@ import crypto from "node:crypto";
 import http from "node:http";
 import path from "node:path";
 import next from "next";
-import { shutdownSettings, trustProxy, wholeNumber } from "@/lib/config";
+import { metricsToken, shutdownSettings, trustProxy, wholeNumber } from "@/lib/config";
 import { configurationProblems } from "@/lib/config-check";
 import { errorFields, log, requestContexts, type RequestContext } from "@/lib/log";
+import { observeRequest, startMetrics } from "@/lib/metrics";
 import { markProductionServer, runningMailDispatcher, runningWebhookDispatcher, setDraining } from "@/lib/server-state";
+import { METRICS_PATH, serveMetrics } from "./metrics";
+import { builtRoutePatterns, routeMatcher } from "./routes";
 import { applySecurityHeaders } from "./security-headers";
 
 const ROOT = path.resolve(__dirname, "..");
@@ -67,6 +72,12 @@ async function main() {
   const hostname = cli.hostname ?? (process.env.HOST || undefined);
   const behindProxy = trustProxy();
   const shutdown = shutdownSettings();
+  const scrapeToken = metricsToken();
+
+  // Before Next prepares: instrumentation.ts hands the metrics their backlog reader.
+  startMetrics();
+  // Without METRICS_TOKEN /api/metrics is no route: Next answers it as any unknown path.
+  const routeOf = routeMatcher([...builtRoutePatterns(ROOT), ...(scrapeToken ? [METRICS_PATH] : [])]);
 
   // instrumentation.ts starts the webhook dispatcher in this server only.
   markProductionServer();
@@ -95,6 +106,8 @@ async function main() {
     res.once("close", () => {
       inFlight--;
       const path = (req.url ?? "").split("?")[0];
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      observeRequest(routeOf(path), (req.method ?? "GET").toUpperCase(), res.statusCode, seconds);
       log.info(
         {
           request_id: requestId,
@@ -112,6 +125,14 @@ async function main() {
       if (inFlight === 0) for (const resolve of idle) resolve();
     });
     requestContexts.run(context, () => {
+      if (scrapeToken && (req.url ?? "").split("?")[0] === METRICS_PATH) {
+        serveMetrics(req, res, scrapeToken).catch((err: unknown) => {
+          log.error({ request_id: requestId, ...errorFields(err) }, "the metrics could not be served");
+          if (!res.headersSent) res.writeHead(500).end();
+          else res.destroy();
+        });
+        return;
+      }
       handle(req, res).catch((err: unknown) => {
         log.error({ request_id: requestId, ...errorFields(err) }, "request failed in the framework");
         if (!res.headersSent) {

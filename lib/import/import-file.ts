@@ -49,6 +49,9 @@ export type FileOutcome =
 
 type Log = (line: string) => void;
 
+/** Told of each file as it is settled (after its group committed): its outcome and the milliseconds from its first look to then. */
+export type ObserveFile = (outcome: FileOutcome, durationMs: number) => void;
+
 /** Ends the transaction (a rollback) once the problems are printed. */
 class Rejected extends Error {
   constructor(readonly problems: number) {
@@ -158,11 +161,14 @@ export function summaryLine(outcome: FileOutcome): string {
  * `log`. Throws only on a failure of the database itself; files of the group in progress are
  * then not loaded.
  */
-export async function importFiles(db: Db, files: readonly string[], log: Log, waitSeconds = lockWaitSeconds()): Promise<FileOutcome[]> {
+export async function importFiles(db: Db, files: readonly string[], log: Log, waitSeconds = lockWaitSeconds(), observe?: ObserveFile): Promise<FileOutcome[]> {
   const outcomes: FileOutcome[] = [];
+  // When each file's work began (files are settled in order, so outcomes.length names the file).
+  const began: number[] = [];
   const done = (outcome: FileOutcome, lines: string[] = []) => {
     for (const line of lines) log(line);
     log(summaryLine(outcome));
+    observe?.(outcome, performance.now() - (began[outcomes.length] ?? performance.now()));
     outcomes.push(outcome);
   };
   const refusal = (file: string, message: string): [FileOutcome, string[]] => [{ file, status: "rejected", problems: 1 }, [`${file}: ${message}`]];
@@ -180,6 +186,7 @@ export async function importFiles(db: Db, files: readonly string[], log: Log, wa
     while (next < files.length) {
       // Files that need no database work, or only a look at it, are settled without the lock.
       const file = files[next];
+      began[next] = performance.now();
       const target = await inspect(file);
       if ("refusal" in target) {
         done(...refusal(file, target.refusal));
@@ -213,6 +220,7 @@ export async function importFiles(db: Db, files: readonly string[], log: Log, wa
             if (next >= files.length || performance.now() - started >= GROUP_SECONDS * 1000 || records >= GROUP_RECORDS) return;
             if ((await fileBytes(files[next])) > GROUP_FILE_BYTES) return;
             // The next file's checks, under the lock the group holds.
+            began[next] = performance.now();
             const seen = await inspect(files[next]);
             current = undefined;
             if ("refusal" in seen) group.push(refusal(files[next], seen.refusal));

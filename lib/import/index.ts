@@ -2,14 +2,17 @@ import fs from "node:fs";
 import path from "node:path";
 import { sql } from "kysely";
 import { analyze, type Db } from "@/lib/data/db";
-import { type FileOutcome, importFiles, lockWaitSeconds, readError, summaryLine } from "./import-file";
+import { log as serverLog } from "@/lib/log";
+import { countImportedFile } from "@/lib/metrics";
+import { type FileOutcome, importFiles, lockWaitSeconds, type ObserveFile, readError, summaryLine } from "./import-file";
+import { parseFileName } from "./file-name";
 
 /**
  * The import of acquirer report files (docs/api.md, "Import of acquirer files"): files, or every *.csv of a folder in name
  * order, each in its own transaction. One summary line per file goes to `log`.
  */
 
-export { DEFAULT_LOCK_WAIT_SECONDS, type FileOutcome, importFiles, lockWaitSeconds, MAX_PRINTED_PROBLEMS } from "./import-file";
+export { DEFAULT_LOCK_WAIT_SECONDS, type FileOutcome, importFiles, lockWaitSeconds, MAX_PRINTED_PROBLEMS, type ObserveFile } from "./import-file";
 export { type FileName, parseFileName } from "./file-name";
 
 export interface ImportResult {
@@ -67,11 +70,12 @@ function bulkLoadSettings(db: Db, waitSeconds: number): () => void {
   };
 }
 
-export async function importPaths(db: Db, paths: string[], log: (line: string) => void): Promise<ImportResult> {
+/** `observe`: told of each file as it is settled (the server's own imports count and log them; see importInServer). */
+export async function importPaths(db: Db, paths: string[], log: (line: string) => void, observe?: ObserveFile): Promise<ImportResult> {
   const waitSeconds = lockWaitSeconds();
   const restore = bulkLoadSettings(db, waitSeconds);
   try {
-    const result = await importAll(db, paths, log, waitSeconds);
+    const result = await importAll(db, paths, log, waitSeconds, observe);
     if (result.results.some((r) => r.status === "imported")) result.checkpoint = await settle(db);
     return result;
   } finally {
@@ -109,13 +113,13 @@ async function settle(db: Db): Promise<Checkpoint> {
   }
 }
 
-async function importAll(db: Db, paths: string[], log: (line: string) => void, waitSeconds: number): Promise<ImportResult> {
+async function importAll(db: Db, paths: string[], log: (line: string) => void, waitSeconds: number, observe: ObserveFile | undefined): Promise<ImportResult> {
   const results: FileOutcome[] = [];
   // The files of consecutive paths are imported as one list, so that the import's groups
   // (importFiles) span them: `npm run import -- data/*.csv` is as fast as the folder.
   let files: string[] = [];
   const flush = async () => {
-    results.push(...(await importFiles(db, files, log, waitSeconds)));
+    results.push(...(await importFiles(db, files, log, waitSeconds, observe)));
     files = [];
   };
   for (const arg of paths) {
@@ -128,6 +132,7 @@ async function importAll(db: Db, paths: string[], log: (line: string) => void, w
       const outcome: FileOutcome = { file: arg, status: "rejected", problems: 1 };
       results.push(outcome);
       log(summaryLine(outcome));
+      observe?.(outcome, 0);
       continue;
     }
     if (found.length === 0) {
@@ -141,3 +146,31 @@ async function importAll(db: Db, paths: string[], log: (line: string) => void, w
   if (results.some((r) => r.status === "imported")) await analyze(db);
   return { ok: results.every((r) => r.status !== "rejected"), results };
 }
+
+/**
+ * An import the server runs itself (the inbox calls this): the same import as the command's, and
+ * each file is counted in import_files_total and import_records_total and written as one structured
+ * log line with its outcome and duration (docs/api.md, "Metrics"). `npm run import` never comes
+ * here: its files appear in no counter, and its output stays the lines of docs/api.md, "Import of
+ * acquirer files".
+ */
+export async function importInServer(db: Db, paths: string[], lines: (line: string) => void = () => {}): Promise<ImportResult> {
+  return importPaths(db, paths, lines, noteServerImport);
+}
+
+/** One file of a server's import: counted and logged ("import file"). */
+export const noteServerImport: ObserveFile = (outcome, durationMs) => {
+  const kind = parseFileName(path.basename(outcome.file))?.kind ?? "unknown";
+  countImportedFile(kind, outcome.status, outcome.status === "imported" ? outcome.records : 0);
+  serverLog.info(
+    {
+      file: path.basename(outcome.file),
+      kind,
+      outcome: outcome.status,
+      ...(outcome.status === "imported" ? { records: outcome.records } : {}),
+      ...(outcome.status === "rejected" ? { problems: outcome.problems } : {}),
+      duration_ms: Math.round(durationMs),
+    },
+    "import file",
+  );
+};

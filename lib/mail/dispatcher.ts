@@ -2,9 +2,10 @@ import crypto from "node:crypto";
 import { type MailConfig, mailConfig, mailRetrySeconds } from "@/lib/config";
 import { type Db, isDatabaseUnavailable, openDatabase } from "@/lib/data/db";
 import { errorFields, log } from "@/lib/log";
+import { countMailAttempt } from "@/lib/metrics";
 import { composeDueDigests } from "./digests";
 import { mailTransport, SMTP_TIMEOUT_MS, sendClaimed, type Transport } from "./send";
-import { type ClaimedMessage, claimMessages, recordSend, type SendOutcome } from "./store";
+import { type ClaimedMessage, claimMessages, recordSend, type SendOutcome, sendResult } from "./store";
 
 /**
  * Mail from inside every `npm start` server (docs/mail.md, "Delivery"): each poll claims the due
@@ -36,8 +37,8 @@ interface Sent {
 /** When an attempt ended, in whole epoch ms: the times are BIGINT columns, and PostgreSQL refuses a fraction. */
 const endedAt = (sent: Sent) => sent.at + Math.round(sent.durationMs);
 
-/** Sends one claimed message and logs the outcome; the caller records it. */
-async function attempt(db: Db, transport: Transport, config: MailConfig, message: ClaimedMessage): Promise<Sent> {
+/** Sends one claimed message, counts and logs the outcome (docs/api.md, "Metrics"); the caller records it. */
+async function attempt(db: Db, transport: Transport, config: MailConfig, message: ClaimedMessage, retrySeconds: readonly number[]): Promise<Sent> {
   const at = Date.now();
   const started = performance.now();
   let outcome: SendOutcome;
@@ -47,12 +48,14 @@ async function attempt(db: Db, transport: Transport, config: MailConfig, message
     outcome = { delivered: false, permanent: false, error: err instanceof Error ? err.message.slice(0, 200) : String(err) };
   }
   const durationMs = performance.now() - started;
+  const result = sendResult(outcome, message.attempt, retrySeconds);
+  countMailAttempt(result);
   log.info(
     {
       mail_message: message.id,
       mail_kind: message.kind,
       attempt: message.attempt,
-      outcome: outcome.delivered ? "delivered" : outcome.permanent ? "failed" : "temporary failure",
+      outcome: result,
       ...(outcome.delivered ? {} : { error: outcome.error }),
       duration_ms: Math.round(durationMs),
     },
@@ -145,7 +148,7 @@ export class MailDispatcher {
   }
 
   private launch(db: Db, message: ClaimedMessage) {
-    const done = attempt(db, this.transport, this.config, message)
+    const done = attempt(db, this.transport, this.config, message, this.retrySeconds)
       .then(async (sent) => {
         try {
           await recordSend(db.db, sent.message, sent.outcome, this.retrySeconds, endedAt(sent));
@@ -215,7 +218,7 @@ export async function sendNow(db: Db, config: MailConfig, ids: readonly number[]
     const now = Date.now();
     const claimed = await claimMessages(db.db, db.dialect, { now, leaseUntil: now + LEASE_MS * Math.max(1, ids.length), token, limit: ids.length, only: ids });
     for (const message of claimed) {
-      const sent = await attempt(db, transport, config, message);
+      const sent = await attempt(db, transport, config, message, retrySeconds);
       await recordSend(db.db, sent.message, sent.outcome, retrySeconds, endedAt(sent));
       if (sent.outcome.delivered) delivered++;
       else failed++;

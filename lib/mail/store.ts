@@ -93,6 +93,21 @@ export async function claimMessages(db: Kysely<Database>, dialect: Dialect, opts
 
 export type SendOutcome = { delivered: true } | { delivered: false; permanent: boolean; error: string };
 
+/** What an attempt's outcome makes of its message: delivered, retry after the schedule's delay, or failed (permanent, or after the last). */
+export function sendResult(outcome: SendOutcome, attempt: number, retrySeconds: readonly number[]): "delivered" | "retry" | "failed" {
+  if (outcome.delivered) return "delivered";
+  return outcome.permanent || retrySeconds[attempt - 1] === undefined ? "failed" : "retry";
+}
+
+/**
+ * The messages neither delivered nor given up, due now or waiting for a retry (the metrics'
+ * mail_backlog): a count over the partial index of pending and retry messages.
+ */
+export async function mailBacklog(db: Kysely<Database>): Promise<number> {
+  const row = await db.selectFrom("mail_messages").select((eb) => eb.fn.countAll().as("n")).where("state", "in", ["pending", "retry"]).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /**
  * Records an attempt: delivered; or, after a temporary failure, retry after the schedule's delay
  * for this attempt (failed after the last); failed at once after a permanent one. A message whose
@@ -100,7 +115,7 @@ export type SendOutcome = { delivered: true } | { delivered: false; permanent: b
  */
 export async function recordSend(db: Kysely<Database>, message: ClaimedMessage, outcome: SendOutcome, retrySeconds: readonly number[], at = Date.now()): Promise<MailState> {
   const delay = retrySeconds[message.attempt - 1];
-  const state: MailState = outcome.delivered ? "delivered" : outcome.permanent || delay === undefined ? "failed" : "retry";
+  const state: MailState = sendResult(outcome, message.attempt, retrySeconds);
   await db
     .updateTable("mail_messages")
     .set({

@@ -2,9 +2,10 @@ import crypto from "node:crypto";
 import { webhookRetrySeconds } from "@/lib/config";
 import { type Db, isDatabaseUnavailable, openDatabase } from "@/lib/data/db";
 import { errorFields, log } from "@/lib/log";
+import { countWebhookAttempt } from "@/lib/metrics";
 import { decryptEndpointSecret } from "./endpoints";
 import { SIGNATURE_HEADER, webhookSignature } from "./signature";
-import { type AttemptOutcome, type ClaimedDelivery, claimDue, isDelivered, recordAttempt } from "./store";
+import { type AttemptOutcome, attemptResult, type ClaimedDelivery, claimDue, recordAttempt } from "./store";
 
 /**
  * Sends the stored webhook events (docs/api.md, "Webhooks") from inside every `npm start` server. Each poll
@@ -145,6 +146,10 @@ export class WebhookDispatcher {
     }
     const durationMs = performance.now() - started;
     const sent: Sent = { delivery, outcome: { at, status, error, durationMs } };
+    // Counted and logged once per attempt, as it ends: delivered, retry (another attempt is
+    // scheduled) or failed (that was the last) - docs/api.md, "Metrics".
+    const result = attemptResult(status, delivery.attempt, this.retrySeconds);
+    countWebhookAttempt(result);
     log.info(
       {
         webhook_endpoint: delivery.endpointId,
@@ -153,7 +158,7 @@ export class WebhookDispatcher {
         status,
         ...(error ? { error } : {}),
         duration_ms: Math.round(durationMs),
-        outcome: isDelivered(status) ? "delivered" : "failed",
+        outcome: result,
       },
       "webhook attempt",
     );

@@ -78,6 +78,22 @@ export interface AttemptOutcome {
 
 export const isDelivered = (status: number | null) => status !== null && status >= 200 && status < 300;
 
+/** What an attempt's outcome makes of its delivery: accepted, another attempt scheduled, or given up after the last. */
+export function attemptResult(status: number | null, attempt: number, retrySeconds: readonly number[]): "delivered" | "retry" | "failed" {
+  if (isDelivered(status)) return "delivered";
+  return retrySeconds[attempt - 1] === undefined ? "failed" : "retry";
+}
+
+/**
+ * The deliveries neither delivered nor given up, due now or waiting for a retry (the metrics'
+ * webhook_backlog): a count over the partial index of pending deliveries, so it costs what the
+ * backlog holds, never what the history holds.
+ */
+export async function webhookBacklog(db: Kysely<Database>): Promise<number> {
+  const row = await db.selectFrom("webhook_deliveries").select((eb) => eb.fn.countAll().as("n")).where("state", "=", "pending").executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /**
  * Records the attempt and the delivery's next state, in one transaction: delivered on a 2xx,
  * else pending again after the schedule's delay for this attempt, or failed after the last.
@@ -85,7 +101,8 @@ export const isDelivered = (status: number | null) => status !== null && status 
  */
 export async function recordAttempt(db: Kysely<Database>, delivery: ClaimedDelivery, outcome: AttemptOutcome, retrySeconds: readonly number[]): Promise<"delivered" | "pending" | "failed"> {
   const delay = retrySeconds[delivery.attempt - 1];
-  const state = isDelivered(outcome.status) ? "delivered" : delay === undefined ? "failed" : "pending";
+  const result = attemptResult(outcome.status, delivery.attempt, retrySeconds);
+  const state = result === "retry" ? "pending" : result;
   const nextAttemptAt = state === "pending" ? outcome.at + outcome.durationMs + delay * 1000 : outcome.at;
   await db.transaction().execute(async (trx) => {
     await trx
