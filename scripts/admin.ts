@@ -8,12 +8,17 @@
  *   webhook add <shop_code> <url> | webhook list | webhook remove <id>
  *   mail list
  *   digest run [--at <ISO 8601 instant>]
+ *   backup <path>
  * Bad input prints one line on stderr and exits 1; nothing is written then.
  */
+import fs from "node:fs";
+import path from "node:path";
 import readline from "node:readline";
 import { AccountError, checkPassword, createShop, createUser, listShops, normaliseEmail } from "@/lib/auth/accounts";
 import { checkShopCode } from "@/lib/auth/access";
-import { ConfigError, mailConfig } from "@/lib/config";
+import { keyFilePath } from "@/lib/auth/secrets";
+import { ConfigError, databaseTarget, mailConfig } from "@/lib/config";
+import { BackupError, backupPaths, backupSqlite, refuseTakenPaths } from "@/lib/data/backup";
 import { isDatabaseUnavailable, openDatabase } from "@/lib/data/db";
 import { sendNow } from "@/lib/mail/dispatcher";
 import { composeDueDigests } from "@/lib/mail/digests";
@@ -48,6 +53,12 @@ const USAGE = `usage: npm run admin -- <command>
   digest run [--at <ISO 8601 instant>]
       composes the digests due at that instant (default now) and sends them before it exits;
       exit 1 when a message was not accepted. Needs SMTP_URL (without it: says so, exit 0)
+
+  backup <path>
+      writes a consistent copy of the SQLite database to <path> (and <name>.state.sqlite beside
+      it) while servers and imports run; refuses an existing <path>. Says which key the copy's
+      stored secrets need (the same APP_SECRET, or the key file it copies beside <path>).
+      On PostgreSQL: use pg_dump or the server's own backups (exit 1)
 
   --password-stdin   read the password from the first line of standard input instead of --password
   Passwords are at least 8 characters. The database is the one DATABASE_URL names.`;
@@ -124,6 +135,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const { positional, options } = parseArgs(argv);
+  if (positional[0] === "backup") return backupCommand(positional.slice(1), options);
   const [entity, action, ...rest] = positional;
   const command = positional.slice(0, 2).join(" ");
   if (!COMMANDS.includes(command)) throw new UsageError(command ? `unknown command "${command}"` : "no command given");
@@ -295,6 +307,58 @@ async function digestRunCommand(args: string[], options: Options): Promise<numbe
   }
 }
 
+/** docs/backups.md, "Backing up": backup <path>. */
+async function backupCommand(args: string[], options: Options): Promise<number> {
+  if (args.length !== 1) throw new UsageError(`backup takes exactly one path, got ${args.length}`);
+  for (const name of options.keys()) throw new UsageError(`${name} does not apply to backup`);
+  const target = databaseTarget();
+  if (target.kind === "postgres") {
+    console.error("admin: backup copies the embedded SQLite database only; back up PostgreSQL with pg_dump or the server's own backups (docs/backups.md)");
+    return 1;
+  }
+  if (target.file === ":memory:") throw new BackupError("an in-memory database has nothing to back up");
+  // Every refusal before the database is opened: nothing is written then.
+  refuseTakenPaths(args[0]);
+  const [copy] = backupPaths(args[0]);
+  const key = keyToCopy(path.dirname(copy));
+  const database = await openDatabase();
+  try {
+    const result = await backupSqlite(database, args[0]);
+    console.log(`backup written: ${result.files[0]} (${result.importedFiles} files, ${result.records} records) and ${result.files[1]} (sessions and nonces)`);
+  } finally {
+    await database.close();
+  }
+  if (key.kind === "secret") {
+    console.log("its stored secrets (shop passwords, webhook secrets) need the same APP_SECRET as this database");
+  } else if (key.kind === "copy") {
+    fs.copyFileSync(key.from, key.to, fs.constants.COPYFILE_EXCL);
+    fs.chmodSync(key.to, 0o600);
+    console.log(`its stored secrets need the key file ${key.from}, copied to ${key.to}: keep the two together, and serve the copy without APP_KEY_FILE (or with APP_KEY_FILE=${key.to})`);
+  } else if (key.kind === "same") {
+    console.log(`its stored secrets need the key file ${key.to}, which is already beside it: keep the two together`);
+  } else {
+    console.log(`no key file (${key.from}) exists yet, so the database holds no stored secrets`);
+  }
+  return 0;
+}
+
+type KeyPlan = { kind: "secret" } | { kind: "copy"; from: string; to: string } | { kind: "same"; to: string } | { kind: "none"; from: string };
+
+/**
+ * What the copy needs to read its stored secrets (lib/auth/secrets.ts): the same APP_SECRET, or the
+ * key file, which a restored server looks for beside its database as app.key. A different key
+ * already there refuses the backup, before anything is written.
+ */
+function keyToCopy(dir: string): KeyPlan {
+  if (process.env.APP_SECRET) return { kind: "secret" };
+  const from = keyFilePath();
+  if (!fs.existsSync(from)) return { kind: "none", from };
+  const to = path.join(dir, "app.key");
+  if (!fs.existsSync(to)) return { kind: "copy", from, to };
+  if (path.resolve(to) === path.resolve(from) || fs.readFileSync(to).equals(fs.readFileSync(from))) return { kind: "same", to };
+  throw new BackupError(`${to} holds another key than ${from}; back up into another folder`);
+}
+
 function endpointRow(e: EndpointSummary): string[] {
   const when = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
   const last = e.last ? `${when(e.last.at)} ${e.last.delivered ? "delivered" : "failed"} (${e.last.status ?? e.last.error})` : "never";
@@ -303,7 +367,7 @@ function endpointRow(e: EndpointSummary): string[] {
 
 function describeError(err: unknown): string {
   if (err instanceof UsageError) return err.message + HINT;
-  if (err instanceof AccountError || err instanceof ConfigError || err instanceof WebhookError) return err.message;
+  if (err instanceof AccountError || err instanceof ConfigError || err instanceof WebhookError || err instanceof BackupError) return err.message;
   if (isDatabaseUnavailable(err)) {
     const code = (err as { code?: unknown }).code;
     return `the database cannot be reached${typeof code === "string" ? ` (${code})` : ""}; check DATABASE_URL`;
