@@ -104,7 +104,9 @@ export function sendResult(outcome: SendOutcome, attempt: number, retrySeconds: 
  * mail_backlog): a count over the partial index of pending and retry messages.
  */
 export async function mailBacklog(db: Kysely<Database>): Promise<number> {
-  const row = await db.selectFrom("mail_messages").select((eb) => eb.fn.countAll().as("n")).where("state", "in", ["pending", "retry"]).executeTakeFirstOrThrow();
+  // Literal values, not bound ones: SQLite uses a partial index only for terms it can see at prepare time.
+  const { rows } = await sql<{ n: number | string }>`select count(*) as n from mail_messages where state in ('pending', 'retry') and next_attempt_at >= 0`.execute(db);
+  const row = rows[0];
   return Number(row.n);
 }
 

@@ -87,10 +87,14 @@ export function attemptResult(status: number | null, attempt: number, retrySecon
 /**
  * The deliveries neither delivered nor given up, due now or waiting for a retry (the metrics'
  * webhook_backlog): a count over the partial index of pending deliveries, so it costs what the
- * backlog holds, never what the history holds.
+ * backlog holds, never what the history holds. The bound on next_attempt_at (every value is an
+ * epoch ms) makes that index the planner's choice: without statistics SQLite otherwise counted
+ * through the endpoint index, every delivery ever made (48 ms at a million against 0.1 ms).
  */
 export async function webhookBacklog(db: Kysely<Database>): Promise<number> {
-  const row = await db.selectFrom("webhook_deliveries").select((eb) => eb.fn.countAll().as("n")).where("state", "=", "pending").executeTakeFirstOrThrow();
+  // Literal values, not bound ones: SQLite uses a partial index only for terms it can see at prepare time.
+  const { rows } = await sql<{ n: number | string }>`select count(*) as n from webhook_deliveries where state = 'pending' and next_attempt_at >= 0`.execute(db);
+  const row = rows[0];
   return Number(row.n);
 }
 
