@@ -154,9 +154,24 @@ async function importAll(db: Db, paths: string[], log: (line: string) => void, w
  * here: its files appear in no counter, and its output stays the lines of docs/api.md, "Import of
  * acquirer files".
  */
-export async function importInServer(db: Db, paths: string[], lines: (line: string) => void = () => {}): Promise<ImportResult> {
-  return importPaths(db, paths, lines, noteServerImport);
+export async function importInServer(db: Db, paths: string[], onFile: ServerFile = () => {}): Promise<ImportResult> {
+  // A file's lines (its problems, then its summary) are written just before it is observed.
+  let lines: string[] = [];
+  return importPaths(
+    db,
+    paths,
+    (line) => lines.push(line),
+    (outcome, durationMs) => {
+      noteServerImport(outcome, durationMs);
+      const own = lines;
+      lines = [];
+      onFile(outcome, own);
+    },
+  );
 }
+
+/** One file of a server's import, once settled: its outcome and the lines `npm run import` prints for it (its problems, then its summary line). */
+export type ServerFile = (outcome: FileOutcome, lines: string[]) => void;
 
 /** One file of a server's import: counted and logged ("import file"). */
 export const noteServerImport: ObserveFile = (outcome, durationMs) => {

@@ -2,6 +2,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { RecordKind } from "@/lib/domain/fields";
+import { isProductionServer } from "@/lib/server-state";
 import { type Checked, validatedRows } from "./validated-rows";
 
 /**
@@ -18,10 +19,19 @@ let worker: Worker | undefined;
 let nextJob = 1;
 const listeners = new Map<number, (reply: Reply | { failed: Error }) => void>();
 
+/**
+ * The thread's code. A server's import (the inbox) runs inside Next's bundle, where this module's
+ * own folder is not at hand: it loads the bundle `next build` makes (scripts/build-worker.mjs) from
+ * the project root, where `npm start` runs. The commands load the TypeScript source through tsx.
+ */
+function workerEntry(): string {
+  if (isProductionServer()) return path.resolve(/* turbopackIgnore: true */ process.cwd(), ".worker/parse.worker.cjs");
+  return path.join(path.dirname(fileURLToPath(import.meta.url)), "parse.worker.mjs");
+}
+
 function parseThread(): Worker {
   if (worker) return worker;
-  const entry = path.join(path.dirname(fileURLToPath(import.meta.url)), "parse.worker.mjs");
-  const w = new Worker(entry);
+  const w = new Worker(/* turbopackIgnore: true */ workerEntry());
   w.unref();
   w.on("message", (reply: Reply) => listeners.get(reply.job)?.(reply));
   const fail = (err: Error) => {
