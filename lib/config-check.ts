@@ -1,4 +1,4 @@
-import { authFailuresPerMinute, ConfigError, databaseTarget, flag, logLevel, loginLimits, pgQueryTimeoutSeconds, rateLimitPerMinute, shutdownSettings, mailConfig, mailRetrySeconds, metricsToken, trustProxy, webhookRetrySeconds, wholeNumber } from "@/lib/config";
+import { authFailuresPerMinute, ConfigError, databaseTarget, flag, importInbox, logLevel, loginLimits, pgQueryTimeoutSeconds, rateLimitPerMinute, shutdownSettings, mailConfig, mailRetrySeconds, metricsToken, trustProxy, webhookRetrySeconds, wholeNumber } from "@/lib/config";
 import { sessionTtlMs } from "@/lib/auth/sessions";
 import { sqliteReaderCount } from "@/lib/data/sqlite-readers";
 import { deadlineConfigFromEnv } from "@/lib/domain/deadlines";
@@ -43,6 +43,7 @@ const CHECKS: ((env: Env) => unknown)[] = [
   mailRetrySeconds,
   mailConfig,
   metricsToken,
+  importInbox,
 ];
 
 /** The problems of this environment's settings, one message each; empty when all is well. */

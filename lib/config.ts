@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 
 /** Runtime configuration, read from the environment (docs/api.md, "Configuration"). */
@@ -151,6 +152,24 @@ export function metricsToken(env: Env = process.env): string | undefined {
   if (raw === undefined || raw === "") return undefined;
   // Never echo the value: it is a secret.
   if (!/^[\x21-\x7e]{16,}$/.test(raw)) throw new ConfigError("METRICS_TOKEN must be at least 16 visible ASCII characters without spaces");
+  return raw;
+}
+
+/**
+ * The folder a running server imports arriving files from (docs/api.md, "Import inbox"), as given;
+ * undefined when IMPORT_INBOX is unset or empty. A folder missing at start is not an error (the
+ * server waits for it, as for one that disappears later); a path that names a file is.
+ */
+export function importInbox(env: Env = process.env): string | undefined {
+  const raw = env.IMPORT_INBOX;
+  if (raw === undefined || raw.trim() === "") return undefined;
+  let isFolder = true;
+  try {
+    isFolder = fs.statSync(raw).isDirectory();
+  } catch {
+    // missing or unreadable now: watched and retried
+  }
+  if (!isFolder) throw new ConfigError(`IMPORT_INBOX must name a folder, but ${JSON.stringify(raw)} is a file`);
   return raw;
 }
 
