@@ -1,7 +1,7 @@
 /**
  * Runs once when the server starts: bring the database schema up to date before any request, and
  * in the production server (server/main.ts) start sending webhooks (lib/webhooks/dispatcher.ts) and mail (lib/mail/dispatcher.ts),
- * and give the metrics their backlog reader (lib/metrics.ts).
+ * watch the import inbox (lib/import/inbox.ts), and give the metrics their backlog reader (lib/metrics.ts).
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME === "nodejs") {
@@ -26,6 +26,9 @@ export async function register() {
       // Mail only when SMTP_URL is set (docs/mail.md, "Configuration").
       const { startMailDispatcher } = await import("@/lib/mail/dispatcher");
       startMailDispatcher();
+      // The import inbox only when IMPORT_INBOX is set (docs/api.md, "Import inbox").
+      const { startInbox } = await import("@/lib/import/inbox");
+      startInbox();
     }
   }
 }

@@ -18,6 +18,7 @@ const server = globalThis as unknown as {
   __drProductionServer?: boolean;
   __drWebhookDispatcher?: { stop(timeoutMs: number): Promise<void> };
   __drMailDispatcher?: { stop(timeoutMs: number): Promise<void> };
+  __drInbox?: { stop(timeoutMs: number): Promise<void> };
 };
 
 /** Called by the production server before Next starts: only it sends webhooks (not `next dev`). */
@@ -37,4 +38,9 @@ export function runningWebhookDispatcher(): { stop(timeoutMs: number): Promise<v
 /** The mail dispatcher instrumentation.ts started in this process (only with SMTP_URL), for the shutdown to stop. */
 export function runningMailDispatcher(): { stop(timeoutMs: number): Promise<void> } | undefined {
   return server.__drMailDispatcher;
+}
+
+/** The import inbox instrumentation.ts started in this process (only with IMPORT_INBOX), for the shutdown to stop. */
+export function runningInbox(): { stop(timeoutMs: number): Promise<void> } | undefined {
+  return server.__drInbox;
 }

@@ -9,7 +9,8 @@
  * - one JSON access line when the answer is done (method, path, status, duration, principal), and
  *   the request counted and timed by its route pattern for the metrics;
  * - GET /api/metrics, the Prometheus exposition, when METRICS_TOKEN is set (metrics.ts);
- * - a graceful shutdown on SIGTERM/SIGINT (shutdown below), webhook deliveries in flight included;
+ * - a graceful shutdown on SIGTERM/SIGINT (shutdown below), webhook deliveries and an inbox import
+ *   in flight included;
  * - configuration checked before anything starts, failing with one clear line.
  *
  * Built into .worker/server.cjs by scripts/build-worker.mjs (run by `next build`).
@@ -22,7 +23,7 @@ import { metricsToken, shutdownSettings, trustProxy, wholeNumber } from "@/lib/c
 import { configurationProblems } from "@/lib/config-check";
 import { errorFields, log, requestContexts, type RequestContext } from "@/lib/log";
 import { observeRequest, startMetrics } from "@/lib/metrics";
-import { markProductionServer, runningMailDispatcher, runningWebhookDispatcher, setDraining } from "@/lib/server-state";
+import { markProductionServer, runningInbox, runningMailDispatcher, runningWebhookDispatcher, setDraining } from "@/lib/server-state";
 import { METRICS_PATH, serveMetrics } from "./metrics";
 import { builtRoutePatterns, routeMatcher } from "./routes";
 import { applySecurityHeaders } from "./security-headers";
@@ -156,6 +157,8 @@ async function main() {
     // Webhooks: nothing more is claimed; attempts in flight may finish within the timeout.
     const webhooksStopped = runningWebhookDispatcher()?.stop(shutdown.delayMs + shutdown.timeoutMs).catch((err: unknown) => log.warn(errorFields(err), "stopping the webhook dispatcher failed"));
     const mailStopped = runningMailDispatcher()?.stop(shutdown.delayMs + shutdown.timeoutMs).catch((err: unknown) => log.warn(errorFields(err), "stopping the mail dispatcher failed"));
+    // The inbox takes no more files; the one in hand finishes and is moved (or is loaded at the next start).
+    const inboxStopped = runningInbox()?.stop(shutdown.delayMs + shutdown.timeoutMs).catch((err: unknown) => log.warn(errorFields(err), "stopping the import inbox failed"));
     // Load balancers that poll readiness stop sending new work during the delay.
     if (shutdown.delayMs > 0) await new Promise((r) => setTimeout(r, shutdown.delayMs));
     server.close();
@@ -169,6 +172,7 @@ async function main() {
     }
     await webhooksStopped;
     await mailStopped;
+    await inboxStopped;
     await closeResources();
     log.info({ clean }, "stopped");
     process.exit(0);

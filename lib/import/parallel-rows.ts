@@ -26,7 +26,7 @@ const listeners = new Map<number, (reply: Reply | { failed: Error }) => void>();
  */
 function workerEntry(): string {
   if (isProductionServer()) return path.resolve(/* turbopackIgnore: true */ process.cwd(), ".worker/parse.worker.cjs");
-  return path.join(path.dirname(fileURLToPath(import.meta.url)), "parse.worker.mjs");
+  return path.join(/* turbopackIgnore: true */ path.dirname(fileURLToPath(import.meta.url)), "parse.worker.mjs");
 }
 
 function parseThread(): Worker {
