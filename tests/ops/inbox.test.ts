@@ -59,13 +59,16 @@ describe.each(backends)("import inbox on $name", (backend) => {
   let server: TestServer;
   const TOKEN = "inbox-metrics-token-0123456789";
   const APP_SECRET = "inbox-test-secret-0123456789";
+  let smtp: string;
 
   const records = async () => Number((await db.db.selectFrom("chargebacks").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
   const deliveries = async () => Number((await db.db.selectFrom("webhook_deliveries").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+  const alerts = async () =>
+    Number((await db.db.selectFrom("mail_messages").select((eb) => eb.fn.countAll().as("n")).where("kind", "=", "alert").executeTakeFirstOrThrow()).n);
   const paymentsOf = async (prefix: string) =>
     (await db.db.selectFrom("chargebacks").select("payment_id").where("payment_id", "like", `${prefix}-%`).execute()).length;
   const start = async (env: Record<string, string>) => {
-    const started = await startServer({ DATABASE_URL: url, METRICS_TOKEN: TOKEN, APP_SECRET, ...env });
+    const started = await startServer({ DATABASE_URL: url, METRICS_TOKEN: TOKEN, APP_SECRET, SMTP_URL: smtp, ...env });
     servers.push(started);
     return started;
   };
@@ -76,6 +79,10 @@ describe.each(backends)("import inbox on $name", (backend) => {
     const admin = (args: string[]) => runCli("admin.ts", args, { DATABASE_URL: url, APP_SECRET });
     expect((await admin(["shop", "add", "shop-1", "--password", "long-secret-1"])).code).toBe(0);
     expect((await admin(["webhook", "add", "shop-1", `http://127.0.0.1:${await freePort()}/hook`])).code).toBe(0);
+    // A user of shop-1 with new-dispute alerts, and an SMTP server nobody runs: each imported file stores its alert.
+    expect((await admin(["user", "add", "ana@example.com", "--password", "long-secret-2", "--access", "shop-1"])).code).toBe(0);
+    expect((await admin(["user", "mail", "ana@example.com", "--alerts", "on"])).code).toBe(0);
+    smtp = `smtp://127.0.0.1:${await freePort()}`;
     inbox = path.join(tempDir(), "inbox");
     fs.mkdirSync(inbox);
     // There before the server starts.
@@ -93,7 +100,7 @@ describe.each(backends)("import inbox on $name", (backend) => {
     await db?.close();
   });
 
-  it("imports the files there at the start, moves them to imported/, logs and counts each, and stores its webhook event", async () => {
+  it("imports the files there at the start, moves them to imported/, logs and counts each, and stores its webhook event and alert", async () => {
     await until("CHB_20260101.csv moved", () => exists(inbox, "imported", "CHB_20260101.csv"));
     expect(exists(inbox, "CHB_20260101.csv")).toBe(false);
     expect(await paymentsOf("start")).toBe(3);
@@ -105,8 +112,9 @@ describe.each(backends)("import inbox on $name", (backend) => {
     const families = parseExposition(await res.text());
     expect(sampleValue(families.get("import_files_total"), { kind: "chargeback", result: "imported" })).toBe(1);
     expect(sampleValue(families.get("import_records_total"), { kind: "chargeback" })).toBe(3);
-    // Its webhook event, stored with its records, as the command stores it.
+    // Its webhook event and its alert, stored with its records, as the command stores them.
     expect(await deliveries()).toBe(1);
+    expect(await alerts()).toBe(1);
   });
 
   it("does not read a file while it grows, nor a .part file; takes each once it has arrived", async () => {
@@ -156,12 +164,14 @@ describe.each(backends)("import inbox on $name", (backend) => {
   it("skips a resent file and moves it beside the first under the next free name", async () => {
     const before = await records();
     const events = await deliveries();
+    const mail = await alerts();
     fs.writeFileSync(path.join(inbox, "CHB_20260101.csv"), file("start", 3));
     await until("the resent file moved", () => exists(inbox, "imported", "CHB_20260101.1.csv"));
     fs.writeFileSync(path.join(inbox, "CHB_20260101.csv"), file("start", 3));
     await until("the second resend moved", () => exists(inbox, "imported", "CHB_20260101.2.csv"));
     expect(await records()).toBe(before);
     expect(await deliveries()).toBe(events);
+    expect(await alerts()).toBe(mail);
     expect(importLines(server).filter((l) => l.file === "CHB_20260101.csv").map((l) => l.outcome)).toEqual(["imported", "skipped", "skipped"]);
     // A refused name again: rejected/ gets its .1 with its own problems.
     fs.writeFileSync(path.join(inbox, "CHB_20260104.csv"), HEADER + row("bad-9", true));
