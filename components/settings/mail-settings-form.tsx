@@ -3,7 +3,7 @@
 import { useEffect, useId, useState } from "react";
 import { ApiProblem, postApi } from "@/components/shared/api";
 import { problemText } from "@/components/shared/problem-text";
-import { instantOfLocal, localDate } from "@/lib/mail/schedule";
+import { nextSlot } from "@/lib/mail/schedule";
 import { DIGEST_FREQUENCIES, DIGEST_FREQUENCY_LABELS, type MailSettings } from "@/lib/schemas/mail-settings";
 import { TimeZoneField } from "./time-zone-field";
 
@@ -161,19 +161,10 @@ export function MailSettingsForm({ email, initial, changed, mailEnabled, zones }
  * (lib/mail/schedule.ts): the first of the coming days' times, Mondays only for a weekly one.
  */
 function nextDigest(s: MailSettings, now: number): string | null {
-  if (s.digest === "off") return null;
-  const today = Date.parse(`${localDate(s.zone, now)}T00:00:00Z`);
-  const minutes = Number(s.at.slice(0, 2)) * 60 + Number(s.at.slice(3, 5));
-  for (let ahead = 0; ahead <= 8; ahead++) {
-    const day = today + ahead * 86_400_000;
-    if (s.digest === "weekly" && new Date(day).getUTCDay() !== 1) continue;
-    const at = instantOfLocal(s.zone, day, minutes);
-    if (at > now) {
-      const weekday = new Date(day).toLocaleDateString("en-GB", { weekday: "long", timeZone: "UTC" });
-      return `${weekday} ${new Date(day).toISOString().slice(0, 10)} at ${s.at} (${s.zone})`;
-    }
-  }
-  return null;
+  const next = nextSlot(s, now);
+  if (!next) return null;
+  const weekday = new Date(next.day).toLocaleDateString("en-GB", { weekday: "long", timeZone: "UTC" });
+  return `${weekday} ${new Date(next.day).toISOString().slice(0, 10)} at ${s.at} (${s.zone})`;
 }
 
 /** The settings in one sentence, as the user will see them happen. */

@@ -59,17 +59,20 @@ export function instantOfLocal(zone: string, dayStart: number, minutes: number):
 
 const minutesOf = (at: string) => Number(at.slice(0, 2)) * 60 + Number(at.slice(3, 5));
 
-/** The scheduled instants of the local days from `at`'s day back 8 days (a week and a gap), latest first. */
-function recentSlots(settings: MailSettings, at: number): number[] {
+/**
+ * The scheduled instants of the local days from `at`'s day, 8 days (a week and a gap) back
+ * (step -1, latest first) or ahead (step 1, earliest first), each with its local day (a UTC midnight).
+ */
+function slots(settings: MailSettings, at: number, step: -1 | 1): { day: number; at: number }[] {
   const today = Date.parse(`${localDate(settings.zone, at)}T00:00:00Z`);
-  const slots: number[] = [];
-  for (let back = 0; back <= 8; back++) {
-    const day = today - back * DAY_MS;
+  const found: { day: number; at: number }[] = [];
+  for (let n = 0; n <= 8; n++) {
+    const day = today + step * n * DAY_MS;
     // Weekly digests come on Mondays (getUTCDay of the local date's UTC midnight: 1).
     if (settings.digest === "weekly" && new Date(day).getUTCDay() !== 1) continue;
-    slots.push(instantOfLocal(settings.zone, day, minutesOf(settings.at)));
+    found.push({ day, at: instantOfLocal(settings.zone, day, minutesOf(settings.at)) });
   }
-  return slots;
+  return found;
 }
 
 /**
@@ -78,6 +81,12 @@ function recentSlots(settings: MailSettings, at: number): number[] {
  */
 export function duePeriod(settings: MailSettings, since: number, at: number): number | null {
   if (settings.digest === "off") return null;
-  const latest = recentSlots(settings, at).find((slot) => slot <= at);
+  const latest = slots(settings, at, -1).find((slot) => slot.at <= at)?.at;
   return latest !== undefined && latest > since ? latest : null;
+}
+
+/** The next scheduled instant after `now` and its local day (a UTC midnight), or null when digests are off. */
+export function nextSlot(settings: MailSettings, now: number): { day: number; at: number } | null {
+  if (settings.digest === "off") return null;
+  return slots(settings, now, 1).find((slot) => slot.at > now) ?? null;
 }
