@@ -38,13 +38,24 @@ const REDACT = [
   "*.token",
 ];
 
-export const log: Logger = (shared.__drLogger ??= pino({
+const OPTIONS: pino.LoggerOptions = {
   level: safeLevel(),
   base: { pid: process.pid },
   timestamp: pino.stdTimeFunctions.isoTime,
   formatters: { level: (label) => ({ level: label }) },
   redact: { paths: REDACT, censor: "[redacted]" },
-}));
+};
+
+export const log: Logger = (shared.__drLogger ??= pino(OPTIONS));
+
+/**
+ * The same structured lines on standard error, written synchronously: for commands whose standard
+ * output is their own result (`npm run import` prints the lines of docs/api.md there), and which
+ * exit as soon as they are done.
+ */
+export function stderrLog(): Logger {
+  return pino(OPTIONS, pino.destination({ dest: 2, sync: true }));
+}
 
 function safeLevel() {
   try {

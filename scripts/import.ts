@@ -1,9 +1,11 @@
 /**
  * npm run import -- <path>...   Loads acquirer report files, or every *.csv of a folder in name
  * order, into the database DATABASE_URL names (docs/api.md, "Import of acquirer files"). Exit 0 when no file was refused.
+ * Standard output holds the lines that section describes; standard error one JSON line per file ("import file").
  */
 import { openDatabase } from "@/lib/data/db";
-import { importPaths } from "@/lib/import";
+import { importPaths, logImportFile } from "@/lib/import";
+import { stderrLog } from "@/lib/log";
 
 async function main(paths: string[]): Promise<number> {
   if (paths.length === 0) {
@@ -12,7 +14,13 @@ async function main(paths: string[]): Promise<number> {
   }
   const db = await openDatabase();
   try {
-    const { ok } = await importPaths(db, paths, (line) => console.log(line));
+    const logger = stderrLog();
+    const { ok } = await importPaths(
+      db,
+      paths,
+      (line) => console.log(line),
+      (outcome, durationMs) => logImportFile(logger, "command", outcome, durationMs),
+    );
     return ok ? 0 : 1;
   } finally {
     await db.close();

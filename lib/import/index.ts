@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { sql } from "kysely";
 import { analyze, type Db } from "@/lib/data/db";
+import type { Logger } from "pino";
 import { log as serverLog } from "@/lib/log";
 import { countImportedFile } from "@/lib/metrics";
 import { type FileOutcome, importFiles, lockWaitSeconds, type ObserveFile, readError, summaryLine } from "./import-file";
@@ -149,10 +150,8 @@ async function importAll(db: Db, paths: string[], log: (line: string) => void, w
 
 /**
  * An import the server runs itself (the inbox calls this): the same import as the command's, and
- * each file is counted in import_files_total and import_records_total and written as one structured
- * log line with its outcome and duration (docs/api.md, "Metrics"). `npm run import` never comes
- * here: its files appear in no counter, and its output stays the lines of docs/api.md, "Import of
- * acquirer files".
+ * each file is counted in import_files_total and import_records_total and logged (logImportFile).
+ * `npm run import` never comes here: its files appear in no counter (docs/api.md, "Metrics").
  */
 export async function importInServer(db: Db, paths: string[], onFile: ServerFile = () => {}): Promise<ImportResult> {
   // A file's lines (its problems, then its summary) are written just before it is observed.
@@ -173,14 +172,28 @@ export async function importInServer(db: Db, paths: string[], onFile: ServerFile
 /** One file of a server's import, once settled: its outcome and the lines `npm run import` prints for it (its problems, then its summary line). */
 export type ServerFile = (outcome: FileOutcome, lines: string[]) => void;
 
-/** One file of a server's import: counted and logged ("import file"). */
-export const noteServerImport: ObserveFile = (outcome, durationMs) => {
-  const kind = parseFileName(path.basename(outcome.file))?.kind ?? "unknown";
-  countImportedFile(kind, outcome.status, outcome.status === "imported" ? outcome.records : 0);
-  serverLog.info(
+function kindOf(outcome: FileOutcome) {
+  return parseFileName(path.basename(outcome.file))?.kind ?? "unknown";
+}
+
+/** One file of a server's import: counted, and logged to the server's log. */
+const noteServerImport: ObserveFile = (outcome, durationMs) => {
+  countImportedFile(kindOf(outcome), outcome.status, outcome.status === "imported" ? outcome.records : 0);
+  logImportFile(serverLog, "inbox", outcome, durationMs);
+};
+
+/**
+ * The one structured line of every imported, skipped or refused file, whoever imported it
+ * (docs/api.md, "Metrics", its last paragraph): `"msg":"import file"` with its outcome and duration. The server writes
+ * it to its log; `npm run import` to its standard error, its standard output being the lines of
+ * docs/api.md, "Import of acquirer files".
+ */
+export function logImportFile(logger: Logger, source: "command" | "inbox", outcome: FileOutcome, durationMs: number): void {
+  logger.info(
     {
+      source,
       file: path.basename(outcome.file),
-      kind,
+      kind: kindOf(outcome),
       outcome: outcome.status,
       ...(outcome.status === "imported" ? { records: outcome.records } : {}),
       ...(outcome.status === "rejected" ? { problems: outcome.problems } : {}),
@@ -188,4 +201,4 @@ export const noteServerImport: ObserveFile = (outcome, durationMs) => {
     },
     "import file",
   );
-};
+}

@@ -12,6 +12,7 @@ import { importColumns, type RecordKind } from "@/lib/domain/fields";
 import { IMPORT_LOCK_KEY } from "@/lib/import/import-file";
 import { signedHeaders } from "../api/harness";
 import { type CliResult, type RunningCli, runCli, startCli } from "../helpers/cli";
+import { importLog } from "../helpers/import-log";
 import { backends, dropCreatedDatabases, tempDir } from "../helpers/db";
 import { MINIMAL_ROW } from "../helpers/import-rows";
 import { expectDenseIds, expectRecordCountsInStep } from "../helpers/record-checks";
@@ -378,7 +379,8 @@ describe.skipIf(!onLinux).each(backends)("import faults on $name", (backend) => 
     const t1 = Date.now();
     const again = await runCli("import.ts", [files.big], env);
     const rerunSeconds = (Date.now() - t1) / 1000;
-    expect(again).toMatchObject({ code: 0, stdout: `${files.big}: imported ${RECORDS} records\n`, stderr: "" });
+    expect(again).toMatchObject({ code: 0, stdout: `${files.big}: imported ${RECORDS} records\n` });
+    expect(importLog(again.stderr)).toEqual([`${bigName} chargeback imported ${RECORDS}`]);
     await withDb(url, async (fresh) => {
       expect(await countOn(fresh, BIG_DATE)).toBe(RECORDS);
       const row = await fresh.db.selectFrom("imported_files").selectAll().where("name", "=", bigName).executeTakeFirstOrThrow();
@@ -502,7 +504,8 @@ describe.skipIf(!onLinux).each(backends)("import faults on $name", (backend) => 
       }
       const ended = await run.done;
       const seconds = (Date.now() - t0) / 1000;
-      expect(ended).toMatchObject({ code: 0, stdout: `${files.big}: imported ${RECORDS} records\n`, stderr: "" });
+      expect(ended).toMatchObject({ code: 0, stdout: `${files.big}: imported ${RECORDS} records\n` });
+      expect(importLog(ended.stderr)).toEqual([`${path.basename(files.big)} chargeback imported ${RECORDS}`]);
 
       const directAfter = await direct();
       expect(directAfter).toEqual({ ...directBefore, records: directBefore.records + RECORDS, summary: directBefore.summary + RECORDS, maxId: directBefore.maxId + RECORDS, files: directBefore.files + 1, big: RECORDS });
@@ -573,7 +576,9 @@ describe.skipIf(!onLinux).each(backends)("import faults on $name", (backend) => 
         }
       };
       await Promise.all([reader(), reader(), reader()]);
-      expect(await loading.done).toMatchObject({ code: 0, stderr: "" });
+      const loaded = await loading.done;
+      expect(loaded.code).toBe(0);
+      expect(importLog(loaded.stderr)).toEqual(tinyDates.map((date) => `CHB_${date.replaceAll("-", "")}.csv chargeback imported 1`));
       const disagreeing = answers.filter((a) => {
         const k = a.total - afterBig;
         return k < 0 || k > TINY_FILES || a.newest !== (k === 0 ? BIG_DATE : tinyDates[k - 1]);
@@ -600,9 +605,9 @@ describe.skipIf(!onLinux).each(backends)("import faults on $name", (backend) => 
 
       // A third command that may wait one second for the lock: refused with a message, nothing loaded.
       const impatient = await runCli("import.ts", [files.small], { ...env, IMPORT_LOCK_WAIT_SECONDS: "1" });
+      expect(importLog(impatient.stderr)).toEqual([`${path.basename(files.small)} chargeback rejected 1`]);
       expect(impatient).toMatchObject({
         code: 1,
-        stderr: "",
         stdout:
           `${files.small}: another import kept the database locked for 1 s (IMPORT_LOCK_WAIT_SECONDS); nothing of this file was loaded, import it again later\n` +
           `${files.small}: rejected (1 problems)\n`,
@@ -612,7 +617,8 @@ describe.skipIf(!onLinux).each(backends)("import faults on $name", (backend) => 
 
       const results = await Promise.all([a.done, b.done]);
       const seconds = (Date.now() - t0) / 1000;
-      for (const r of results) expect(r, r.stdout + r.stderr).toMatchObject({ code: 0, stderr: "" });
+      for (const r of results) expect(r, r.stdout + r.stderr).toMatchObject({ code: 0 });
+      expect(results.map((r) => importLog(r.stderr)[0]?.replace(/ \d+$/, "")).sort()).toEqual([`${path.basename(files.big)} chargeback imported`, `${path.basename(files.big)} chargeback skipped`]);
       expect(results.map((r) => r.stdout).sort()).toEqual([`${files.big}: imported ${RECORDS} records\n`, `${files.big}: skipped (already imported)\n`].sort());
 
       expect(await countOn(db, BIG_DATE)).toBe(RECORDS);

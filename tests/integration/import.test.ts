@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { type Db, openDatabase } from "@/lib/data/db";
 import { importColumns, type RecordKind } from "@/lib/domain/fields";
 import { runCli } from "../helpers/cli";
+import { importLog as fileLog } from "../helpers/import-log";
 import { backends, dropCreatedDatabases, tempDir } from "../helpers/db";
 import { MINIMAL_ROW } from "../helpers/import-rows";
 
@@ -62,6 +63,15 @@ const idsAndPayments = (db: Db, table: "chargebacks" | "pre_arbitrations") =>
 
 const import_ = (url: string, args: string[]) => runCli("import.ts", args, { DATABASE_URL: url });
 
+/** Each summary line of standard output has its log line on standard error, in the same order and with the same outcome. */
+function expectOneLogLinePerFile(r: { stdout: string; stderr: string }): void {
+  const summaries = [...r.stdout.matchAll(/^(.*): (?:imported (\d+) records|(skipped) \(already imported\)|rejected \((\d+) problems\))$/gm)].map(
+    ([, file, records, skipped, problems]) => `${path.basename(file)} ${records !== undefined ? `imported ${records}` : skipped ? "skipped" : `rejected ${problems}`}`,
+  );
+  expect(summaries.length).toBeGreaterThan(0);
+  expect(fileLog(r.stderr).map((line) => line.replace(/ (chargeback|pre_arbitration|unknown) /, " "))).toEqual(summaries);
+}
+
 afterAll(() => dropCreatedDatabases());
 
 describe("npm run import without a database change", () => {
@@ -117,7 +127,16 @@ describe.each(backends)("npm run import on $name", (backend) => {
     for (const [name, text] of Object.entries(files)) write(dir, name, text);
 
     const r = await import_(url, [dir]);
-    expect(r.stderr).toBe("");
+    expectOneLogLinePerFile(r);
+    expect(fileLog(r.stderr)).toEqual(
+      expect.arrayContaining([
+        "CHB_20251231.csv chargeback imported 3",
+        "PREARB_29_20260201.csv pre_arbitration imported 2",
+        "PREARB_29_20260105.csv pre_arbitration rejected 1",
+        "CHB_20260230.csv unknown rejected 1",
+        "PREARB_2-9_20260127.csv unknown rejected 1",
+      ]),
+    );
     expect(r.code).toBe(1);
     const out = r.stdout;
     const f = (name: string) => path.join(dir, name);
@@ -204,7 +223,7 @@ describe.each(backends)("npm run import on $name", (backend) => {
     );
     const paFile = write(dir, "PREARB_ABC9_20260311.csv", csv("pre_arbitration", [{ amount: "    5.5", merchant_decision: "rebuttal" }]));
     const r = await import_(url, [cbFile, paFile]);
-    expect(r.stderr).toBe("");
+    expect(fileLog(r.stderr)).toEqual(["CHB_20260310.csv chargeback imported 3", "PREARB_ABC9_20260311.csv pre_arbitration imported 1"]);
     expect(r.stdout).toBe(`${cbFile}: imported 3 records\n${paFile}: imported 1 records\n`);
     expect(r.code).toBe(0);
 
@@ -248,7 +267,8 @@ describe.each(backends)("npm run import on $name", (backend) => {
     expect(before.rows).toHaveLength(3);
 
     const again = await import_(url, [first]);
-    expect(again).toMatchObject({ code: 0, stdout: `${first}: skipped (already imported)\n`, stderr: "" });
+    expect(again).toMatchObject({ code: 0, stdout: `${first}: skipped (already imported)\n` });
+    expect(fileLog(again.stderr)).toEqual(["CHB_20260401.csv chargeback skipped"]);
 
     const changed = write(tempDir(), "CHB_20260401.csv", csv("chargeback", rows(4)));
     const sameName = await import_(url, [changed]);
@@ -324,7 +344,7 @@ describe.each(backends)("npm run import on $name", (backend) => {
     const missing = path.join(dir, "CHB_20260702.csv");
     const r = await import_(url, [missing, good]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe("");
+    expect(fileLog(r.stderr)).toEqual(["CHB_20260702.csv chargeback rejected 1", "CHB_20260701.csv chargeback imported 1"]);
     expect(r.stdout).toBe(`${missing}: cannot be read: no such file or folder\n${missing}: rejected (1 problems)\n${good}: imported 1 records\n`);
   });
 
@@ -337,7 +357,7 @@ describe.each(backends)("npm run import on $name", (backend) => {
     const b = write(dir, "CHB_20260802.csv", csv("chargeback", rows(300, 2000)));
     const results = await Promise.all([import_(url, [a, b]), import_(url, [b, a])]);
     for (const r of results) {
-      expect(r.stderr).toBe("");
+      expectOneLogLinePerFile(r);
       expect(r.code).toBe(0);
     }
     const outputs = results.map((r) => r.stdout).join("");

@@ -42,7 +42,7 @@ const exists = (...parts: string[]) => fs.existsSync(path.join(...parts));
 const listing = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).sort() : []);
 
 /** The server's "import file" lines (one per inbox file, with outcome and duration). */
-function importLines(server: TestServer): { file: string; outcome: string; records?: number; problems?: number; duration_ms: number; kind: string }[] {
+function importLines(server: TestServer): { source: string; file: string; outcome: string; records?: number; problems?: number; duration_ms: number; kind: string }[] {
   return server
     .output()
     .split("\n")
@@ -106,7 +106,7 @@ describe.each(backends)("import inbox on $name", (backend) => {
     expect(await paymentsOf("start")).toBe(3);
     expect(exists(inbox, "rejected")).toBe(true);
     const line = importLines(server).find((l) => l.file === "CHB_20260101.csv");
-    expect(line).toMatchObject({ kind: "chargeback", outcome: "imported", records: 3 });
+    expect(line).toMatchObject({ source: "inbox", kind: "chargeback", outcome: "imported", records: 3 });
     expect(typeof line?.duration_ms).toBe("number");
     const res = await fetch(`${server.url}/api/metrics`, { headers: { Authorization: `Bearer ${TOKEN}` } });
     const families = parseExposition(await res.text());
