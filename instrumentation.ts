@@ -1,7 +1,7 @@
 /**
  * Runs once when the server starts: bring the database schema up to date before any request, and
  * in the production server (server/main.ts) start sending webhooks (lib/webhooks/dispatcher.ts) and mail (lib/mail/dispatcher.ts),
- * watch the import inbox (lib/import/inbox.ts), and give the metrics their backlog reader (lib/metrics.ts).
+ * watch the import inbox (lib/import/inbox.ts), and give the metrics their backlog and replica readers (lib/metrics.ts).
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME === "nodejs") {
@@ -21,6 +21,13 @@ export async function register() {
         const [webhooks, mail] = await Promise.all([webhookBacklog(db), mailBacklog(db)]);
         return { webhooks, mail };
       });
+      // With DATABASE_REPLICA_URLS: each replica's state and lag, and where reads went (docs/replicas.md).
+      const { startedReplicaMonitor } = await import("@/lib/data/replicas");
+      const monitor = await startedReplicaMonitor();
+      if (monitor) {
+        const { setReadServerReader } = await import("@/lib/metrics");
+        setReadServerReader(() => monitor.readServers());
+      }
       const { startWebhookDispatcher } = await import("@/lib/webhooks/dispatcher");
       startWebhookDispatcher();
       // Mail only when SMTP_URL is set (docs/mail.md, "Configuration").

@@ -1,4 +1,4 @@
-import { authFailuresPerMinute, ConfigError, databaseTarget, flag, importInbox, logLevel, loginLimits, pgQueryTimeoutSeconds, rateLimitPerMinute, shutdownSettings, mailConfig, mailRetrySeconds, metricsToken, trustProxy, webhookRetrySeconds, wholeNumber } from "@/lib/config";
+import { replicaMaxLagSeconds, replicaUrls, authFailuresPerMinute, ConfigError, databaseTarget, flag, importInbox, logLevel, loginLimits, pgQueryTimeoutSeconds, rateLimitPerMinute, shutdownSettings, mailConfig, mailRetrySeconds, metricsToken, trustProxy, webhookRetrySeconds, wholeNumber } from "@/lib/config";
 import { sessionTtlMs } from "@/lib/auth/sessions";
 import { sqliteReaderCount } from "@/lib/data/sqlite-readers";
 import { deadlineConfigFromEnv } from "@/lib/domain/deadlines";
@@ -23,6 +23,8 @@ const CHECKS: ((env: Env) => unknown)[] = [
   (env) => sqliteReaderCount(env.SQLITE_READERS),
   (env) => wholeNumber("PG_POOL_MAX", 10, { min: 1, max: 1000 }, env),
   pgQueryTimeoutSeconds,
+  replicaUrls,
+  replicaMaxLagSeconds,
   (env) => flag("COOKIE_SECURE", false, env),
   (env) => {
     if (env.APP_SECRET !== undefined && env.APP_SECRET !== "" && env.APP_SECRET.length < 16) throw new ConfigError("APP_SECRET must be at least 16 characters");

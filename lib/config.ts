@@ -50,6 +50,33 @@ export const rateLimitPerMinute = (env: Env = process.env) =>
  */
 export const pgQueryTimeoutSeconds = (env: Env = process.env) => wholeNumber("PG_QUERY_TIMEOUT_SECONDS", 15, { min: 1, max: 3600 }, env);
 
+/**
+ * DATABASE_REPLICA_URLS: comma-separated postgres:// URLs of hot standbys of DATABASE_URL, whose
+ * servers take the reads (docs/replicas.md); none by default. Only with a PostgreSQL DATABASE_URL.
+ */
+export function replicaUrls(env: Env = process.env): string[] {
+  const raw = env.DATABASE_REPLICA_URLS?.trim();
+  if (!raw) return [];
+  const urls = raw.split(",").map((u) => u.trim());
+  if (databaseTarget(env.DATABASE_URL || undefined).kind !== "postgres") throw new ConfigError("DATABASE_REPLICA_URLS needs a postgres:// DATABASE_URL: replicas are PostgreSQL streaming standbys of it");
+  for (const url of urls) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch {
+      // reported below
+    }
+    if (!parsed || !["postgres:", "postgresql:"].includes(parsed.protocol) || !parsed.hostname) {
+      throw new ConfigError(`DATABASE_REPLICA_URLS must be comma-separated postgres:// URLs, got an entry ${JSON.stringify(url.replace(/\/\/[^@/]*@/, "//***@"))}`);
+    }
+  }
+  if (new Set(urls).size !== urls.length) throw new ConfigError("DATABASE_REPLICA_URLS names the same URL twice");
+  return urls;
+}
+
+/** REPLICA_MAX_LAG_SECONDS: a replica further behind than this is not read from (default 5). */
+export const replicaMaxLagSeconds = (env: Env = process.env) => wholeNumber("REPLICA_MAX_LAG_SECONDS", 5, { min: 1, max: 3600 }, env);
+
 /** Failed API authentications one client address may send per minute (per instance); 0: no limit. */
 export const authFailuresPerMinute = (env: Env = process.env) =>
   wholeNumber("AUTH_FAILURES_PER_MINUTE", 60, { hint: "0 turns the limit off" }, env);

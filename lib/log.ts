@@ -18,6 +18,8 @@ export interface RequestContext {
   https: boolean;
   /** who is calling, once authenticated: `shop:<code>` or `user:<id>`, for the access line */
   principal?: string;
+  /** the database server this request reads on, once its first read chose one (lib/data/replicas.ts) */
+  readServer?: string;
 }
 
 const shared = globalThis as unknown as { __drLogger?: Logger; __drRequestContext?: AsyncLocalStorage<RequestContext> };

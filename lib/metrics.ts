@@ -26,6 +26,17 @@ export interface Backlogs {
   mail: number;
 }
 
+/** A read server as the metrics show it (lib/data/replicas.ts): the primary, or one replica. */
+export interface ReadServerState {
+  /** "primary", or a replica's host:port */
+  server: string;
+  /** replicas only: whether reads go there now, and how far behind it was at its last check (null: unknown) */
+  healthy?: boolean;
+  lagSeconds?: number | null;
+  /** read batches this instance sent it */
+  reads: number;
+}
+
 interface Metrics {
   registry: Registry;
   httpRequests: Counter<"route" | "method" | "status">;
@@ -36,8 +47,12 @@ interface Metrics {
   mailMessages: Counter<"result">;
   webhookBacklog: Gauge;
   mailBacklog: Gauge;
+  replicaUp: Gauge<"replica">;
+  replicaLag: Gauge<"replica">;
+  readBatches: Counter<"server">;
   processMetrics: boolean;
   backlogs?: () => Promise<Backlogs>;
+  readServers?: () => ReadServerState[];
 }
 
 const shared = globalThis as unknown as { __drMetrics?: Metrics };
@@ -54,6 +69,9 @@ function create(): Metrics {
     mailMessages: new Counter({ name: "mail_messages_total", help: "Mail attempts this instance made, by result (delivered, retry, failed)", labelNames: ["result"], registers: [registry] }),
     webhookBacklog: new Gauge({ name: "webhook_backlog", help: "Webhook deliveries neither delivered nor given up (due or waiting for a retry), read from the database at scrape time: aggregate with max", registers: [registry] }),
     mailBacklog: new Gauge({ name: "mail_backlog", help: "Mail messages neither delivered nor given up (due or waiting for a retry), read from the database at scrape time: aggregate with max", registers: [registry] }),
+    replicaUp: new Gauge({ name: "database_replica_up", help: "1 while reads go to this PostgreSQL replica (it answers, is a standby and lags at most REPLICA_MAX_LAG_SECONDS), else 0", labelNames: ["replica"], registers: [registry] }),
+    replicaLag: new Gauge({ name: "database_replica_lag_seconds", help: "How far this PostgreSQL replica's replay was behind the primary at its last check (NaN: unknown, e.g. it does not answer)", labelNames: ["replica"], registers: [registry] }),
+    readBatches: new Counter({ name: "database_read_batches_total", help: "Read batches (one per search, summary, page...) this instance sent to each database server: primary or a replica", labelNames: ["server"], registers: [registry] }),
     processMetrics: false,
   };
   // Every series of a known label set exists from the start at 0, so rate() sees its first increase.
@@ -82,6 +100,11 @@ export function startMetrics(): void {
 /** Where the backlog gauges come from (instrumentation.ts sets it: it reads the database through the server's connection). */
 export function setBacklogReader(read: () => Promise<Backlogs>): void {
   metrics().backlogs = read;
+}
+
+/** Where the replica gauges and read counts come from (the replica monitor, when DATABASE_REPLICA_URLS is set). */
+export function setReadServerReader(read: () => ReadServerState[]): void {
+  metrics().readServers = read;
 }
 
 /** One answered request: `route` is a route pattern or "unmatched", never a path. */
@@ -122,6 +145,17 @@ export async function exposition(): Promise<{ contentType: string; body: string;
     backlogError = err;
     m.webhookBacklog.set(NaN);
     m.mailBacklog.set(NaN);
+  }
+  if (m.readServers) {
+    const states = m.readServers();
+    // The counts are kept by the monitor; the counter shows them as they are now.
+    m.readBatches.reset();
+    for (const state of states) {
+      m.readBatches.inc({ server: state.server }, state.reads);
+      if (state.healthy === undefined) continue;
+      m.replicaUp.set({ replica: state.server }, state.healthy ? 1 : 0);
+      m.replicaLag.set({ replica: state.server }, state.lagSeconds ?? NaN);
+    }
   }
   return { contentType: m.registry.contentType, body: await m.registry.metrics(), backlogError };
 }

@@ -1,9 +1,12 @@
 import { getDb } from "@/lib/data/db";
+import { startedReplicaMonitor } from "@/lib/data/replicas";
 import { isDraining } from "@/lib/server-state";
 
 /**
  * Readiness: 200 once the database is open, migrated and answering; 503 while it is unreachable,
  * and from the moment a shutdown begins (SIGTERM), so that a load balancer sends no new work here.
+ * Replicas never change the status (docs/replicas.md, "Operations"): their reads go elsewhere while
+ * they are away. The body names each one's state for a person looking.
  */
 export async function readiness(): Promise<Response> {
   const headers = { "Cache-Control": "no-store" };
@@ -11,7 +14,9 @@ export async function readiness(): Promise<Response> {
   try {
     const { db } = await getDb();
     await db.selectFrom("imported_files").select("id").limit(1).execute();
-    return Response.json({ status: "ok" }, { headers });
+    const monitor = await startedReplicaMonitor();
+    const replicas = monitor?.states().map((r) => ({ replica: r.name, state: r.health, lag_seconds: r.lagSeconds === null ? null : Math.round(r.lagSeconds * 10) / 10 }));
+    return Response.json({ status: "ok", ...(replicas ? { replicas } : {}) }, { headers });
   } catch {
     return Response.json({ status: "unavailable" }, { status: 503, headers: { ...headers, "Retry-After": "5" } });
   }

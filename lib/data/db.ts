@@ -1,13 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
-import pg from "pg";
-import { databaseTarget, type DatabaseTarget, pgQueryTimeoutSeconds } from "@/lib/config";
+import { CompiledQuery, Kysely, SqliteDialect, sql } from "kysely";
+import { databaseTarget, type DatabaseTarget } from "@/lib/config";
 import type { Dialect } from "./dialect";
 import { migrateToLatest } from "./migrations";
-import { jsonArrayBytes, RECORD_JSON_COLUMN } from "./record-json";
-import { Memo, type ReadResult, type ReadStatement, type Remembered, rememberedIn, type Row, runBatch, runBatchCarried, runBatchConcurrently } from "./read";
+import { postgresPool, postgresReader, written } from "./postgres";
+import { Memo, type ReadResult, type ReadStatement, type Remembered, rememberedIn, type Row, runBatch } from "./read";
+import { replicaReads } from "./replicas";
 import { sqliteReaderCount, SqliteReaders } from "./sqlite-readers";
 import { preparedStatements } from "./prepared";
 import type { Database } from "./schema";
@@ -34,7 +34,6 @@ export interface Db {
   close(): Promise<void>;
 }
 
-const INT8_OID = 20;
 // The import command and the server may write at the same time: wait instead of failing.
 const SQLITE_BUSY_TIMEOUT_MS = 10_000;
 
@@ -77,33 +76,7 @@ export function stateFileOf(file: string): string {
 }
 
 function postgresDb(url: string, server: boolean, poolMax?: number): Kysely<Database> {
-  const timeoutMs = pgQueryTimeoutSeconds() * 1000;
-  const pool = new pg.Pool({
-    connectionString: url,
-    // The server writes only nonces and sessions. Their commits need not wait for the disk: a
-    // crash could forget the last fraction of a second of them (a request replayed within it
-    // would be accepted once; a fresh session would have to sign in again), while every signed
-    // request saves a disk flush. The commands, which write records, keep the default.
-    // No request of the server waits for one statement longer than PG_QUERY_TIMEOUT_SECONDS:
-    // PostgreSQL cancels it, and the driver stops waiting for a server that does not answer.
-    ...(server ? { options: `-c synchronous_commit=off -c statement_timeout=${timeoutMs}`, query_timeout: timeoutMs + 1000 } : {}),
-    max: poolMax ?? Number(process.env.PG_POOL_MAX || 10),
-    connectionTimeoutMillis: 5000,
-    idleTimeoutMillis: 30_000,
-    // BIGINT values here (ids, minor units, epoch ms) stay below 2^53, so numbers are exact.
-    types: {
-      getTypeParser: ((oid: number, format?: "text" | "binary") =>
-        oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-    },
-  });
-  // An idle client that loses its server must not crash the process; the next query reports it.
-  pool.on("error", () => {});
-  // Nor may a checked-out one. pg-pool listens for errors on idle clients only, so a client that
-  // hears the server's 57P01 (shutdown) between two queries - e.g. right after its query answered,
-  // before Kysely released it - emitted an unhandled 'error': an uncaught exception in the server.
-  // Its next query fails instead ("... not queryable", a 503) and the pool then drops it.
-  pool.on("connect", (client) => client.on("error", () => {}));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return postgresPool(url, { server, poolMax }).db;
 }
 
 /**
@@ -151,36 +124,25 @@ export async function openDatabase(url?: string, opts: { readers?: number; serve
     throw err;
   }
   const readers = target.kind === "sqlite" && target.file !== ":memory:" && opts.readers ? new SqliteReaders(target.file, opts.readers) : undefined;
-  // Without reader threads: the same statements on this connection (one transaction on SQLite).
+  // PostgreSQL: the server's reads go to the streaming replicas of DATABASE_REPLICA_URLS when there
+  // are any (replicas.ts), else to this pool; SQLite: reader threads on a server, else this
+  // connection, in one transaction.
+  const postgres = dialect === "postgres" ? postgresReader(db) : undefined;
+  const routed = postgres && opts.server ? await replicaReads(postgres) : undefined;
   const memo = new Memo();
-  const rowsOn = (executor: Kysely<Database>) => async (s: ReadStatement) => (await executor.executeQuery<Row>(CompiledQuery.raw(s.sql, [...s.parameters]))).rows;
-  const written = (s: ReadStatement, rows: Row[]): ReadResult =>
-    s.json ? jsonArrayBytes(rows.map((row) => row[RECORD_JSON_COLUMN] as string)) : rows;
-  const runOn = (executor: Kysely<Database>) => async (s: ReadStatement) => written(s, await rowsOn(executor)(s));
-  const carried = async (statements: readonly ReadStatement[]) =>
-    (await runBatchCarried(statements, memo, rowsOn(db)))?.map((rows, i) => written(statements[i], rows));
-  // On PostgreSQL, a batch that straddled an import's commit is read again in one snapshot.
-  const read: Db["read"] = readers
-    ? (statements) => readers.run(statements)
-    : dialect === "postgres"
-      ? async (statements) =>
-          (await carried(statements)) ??
-          (await runBatchConcurrently(statements, memo, runOn(db))) ??
-          db
-            .transaction()
-            .setIsolationLevel("repeatable read")
-            .setAccessMode("read only")
-            .execute((trx) => runBatch(statements, memo, runOn(trx)))
-      : (statements) => db.transaction().execute((trx) => runBatch(statements, memo, runOn(trx)));
+  const runOn = (executor: Kysely<Database>) => async (s: ReadStatement) => written(s, (await executor.executeQuery<Row>(CompiledQuery.raw(s.sql, [...s.parameters]))).rows);
+  const onThisConnection = { read: (statements: readonly ReadStatement[]) => db.transaction().execute((trx) => runBatch(statements, memo, runOn(trx))), remembered: (s: ReadStatement) => rememberedIn(memo, s) };
+  const reads = routed ?? postgres ?? (readers ? { read: (statements: readonly ReadStatement[]) => readers.run(statements), remembered: () => undefined } : onThisConnection);
   return {
     db,
     dialect,
     target,
     sqlite: sqlite?.database,
-    read,
-    remembered: (s) => (readers ? undefined : rememberedIn(memo, s)),
+    read: reads.read,
+    remembered: reads.remembered,
     close: async () => {
       await readers?.close();
+      await routed?.close();
       await db.destroy();
     },
   };

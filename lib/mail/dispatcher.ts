@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import { type MailConfig, mailConfig, mailRetrySeconds } from "@/lib/config";
 import { type Db, isDatabaseUnavailable, openDatabase } from "@/lib/data/db";
+import { freshnessWaitMs, replicasCaughtUp } from "@/lib/data/replicas";
 import { errorFields, log } from "@/lib/log";
 import { countMailAttempt } from "@/lib/metrics";
 import { composeDueDigests } from "./digests";
@@ -126,7 +127,9 @@ export class MailDispatcher {
       }
       const room = MAX_IN_FLIGHT - this.inFlight.size;
       if (room > 0 && !this.stopping) {
-        const claimed = await claimMessages(db.db, db.dialect, { now, leaseUntil: now + LEASE_MS, token: this.token, limit: room });
+        const claimed = await claimMessages(db.db, db.dialect, { now, leaseUntil: now + freshnessWaitMs() + LEASE_MS, token: this.token, limit: room });
+        // With read replicas, mail about an import goes out once every healthy one holds it (docs/replicas.md, "Freshness").
+        if (claimed.length > 0) await replicasCaughtUp();
         for (const message of claimed) this.launch(db, message);
       }
       this.noteProblem("");

@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import { webhookRetrySeconds } from "@/lib/config";
 import { type Db, isDatabaseUnavailable, openDatabase } from "@/lib/data/db";
+import { freshnessWaitMs, replicasCaughtUp } from "@/lib/data/replicas";
 import { errorFields, log } from "@/lib/log";
 import { countWebhookAttempt } from "@/lib/metrics";
 import { decryptEndpointSecret } from "./endpoints";
@@ -84,7 +85,9 @@ export class WebhookDispatcher {
       if (room > 0 && !this.stopping) {
         const now = Date.now();
         const busy = [...new Set([...this.inFlight.values()].map((f) => f.endpointId).concat(this.unrecorded.map((s) => s.delivery.endpointId)))];
-        const claimed = await claimDue(db.db, db.dialect, { now, leaseUntil: now + ATTEMPT_TIMEOUT_MS + LEASE_MARGIN_MS, token: this.token, limit: room, busyEndpoints: busy });
+        const claimed = await claimDue(db.db, db.dialect, { now, leaseUntil: now + freshnessWaitMs() + ATTEMPT_TIMEOUT_MS + LEASE_MARGIN_MS, token: this.token, limit: room, busyEndpoints: busy });
+        // With read replicas, an event goes out once every healthy one holds its import (docs/replicas.md, "Freshness").
+        if (claimed.length > 0) await replicasCaughtUp();
         for (const delivery of claimed) this.launch(db, delivery);
       }
       this.noteProblem("");
