@@ -312,6 +312,41 @@ describe.skipIf(!PG_BIN)("PostgreSQL outage under load (private cluster)", () =>
     }
   });
 
+  // The driver answers a query that outlived query_timeout but left it on its connection, which
+  // then went back to the pool busy: the next query on it queued behind the lost one. Now the
+  // connection is discarded (lib/data/postgres.ts) and the next query opens a fresh one.
+  it("discards a connection whose server stopped answering instead of handing it to the next query", { timeout: 60_000 }, async () => {
+    const { postgresPool } = await import("@/lib/data/postgres");
+    const before = process.env.PG_QUERY_TIMEOUT_SECONDS;
+    process.env.PG_QUERY_TIMEOUT_SECONDS = "1";
+    const { db, pool } = postgresPool(cluster!.url, { server: true, poolMax: 1 });
+    if (before === undefined) delete process.env.PG_QUERY_TIMEOUT_SECONDS;
+    else process.env.PG_QUERY_TIMEOUT_SECONDS = before;
+    try {
+      await sql`select 1`.execute(db);
+      expect(pool.totalCount).toBe(1);
+      cluster!.freeze();
+      const t0 = Date.now();
+      const failure = await sql`select 1`.execute(db).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      const waited = Date.now() - t0;
+      // statement_timeout 1 s cannot act on a frozen server; the driver's read timeout (1 s + 1 s) does
+      expect(failure).toBeInstanceOf(Error);
+      expect((failure as Error).message).toBe("Query read timeout");
+      expect(waited).toBeLessThan(2_000 + 1_500);
+      await sleep(100);
+      expect(pool.totalCount).toBe(0);
+      cluster!.thaw();
+      const { rows } = await sql<{ x: number }>`select 2 as x`.execute(db);
+      expect(rows).toEqual([{ x: 2 }]);
+    } finally {
+      cluster!.thaw();
+      await db.destroy();
+    }
+  });
+
   // The cause of an uncaught exception the load above once met: pg-pool listens for errors on
   // idle clients only, so a checked-out client that heard the shutdown between two queries
   // emitted an unhandled 'error', and its next query failed with an error read as a 500.
