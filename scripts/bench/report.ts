@@ -66,8 +66,8 @@ export interface BenchRun {
   result: BackendResult;
 }
 
-const n = (x: number) => x.toLocaleString("en-US");
-const fixed = (x: number, digits = 1) => x.toFixed(digits);
+export const n = (x: number) => x.toLocaleString("en-US");
+export const fixed = (x: number, digits = 1) => x.toFixed(digits);
 
 function row(name: string, s: Stats, extra: { total?: string; ratio401?: string; alone?: string; sql?: string; overSql?: string }): string[] {
   return [
@@ -86,7 +86,7 @@ function row(name: string, s: Stats, extra: { total?: string; ratio401?: string;
   ];
 }
 
-function table(rows: string[][]): string {
+export function table(rows: string[][]): string {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   const line = (r: string[]) => `| ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(" | ")} |`;
   const rule = `|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`;
@@ -150,7 +150,7 @@ export function formatRun(run: BenchRun): string {
   return lines.join("\n");
 }
 
-function importLine(f: { records: number; seconds: number; recordsPerSecond: number; peakRssMb: number; files: number }): string {
+export function importLine(f: { records: number; seconds: number; recordsPerSecond: number; peakRssMb: number; files: number }): string {
   return `${n(f.records)} records from ${n(f.files)} file${f.files === 1 ? "" : "s"} in ${f.seconds} s = ${n(f.recordsPerSecond)} records/s, peak RSS ${f.peakRssMb} MB`;
 }
 

@@ -154,8 +154,25 @@ async function singleFileImport(backend: Backend, dir: string, file: string, cle
   }
 }
 
+/** Credentials: all shops, one shop, three shops (each list holds the credential's own shop first). */
+export async function createCredentials(url: string, shops: string[]): Promise<Record<CredentialName, Credential>> {
+  const password = () => `bench-${crypto.randomBytes(12).toString("hex")}`;
+  const credentials: Record<CredentialName, Credential> = {
+    all: { shopCode: shops[0], password: password(), access: [...shops] },
+    one: { shopCode: shops[1], password: password(), access: [shops[1]] },
+    three: { shopCode: shops[2], password: password(), access: shops.slice(2, 5) },
+  };
+  const db = await openDatabase(url);
+  try {
+    for (const c of Object.values(credentials)) await createShop(db.db, { shopCode: c.shopCode, password: c.password, access: c.access });
+  } finally {
+    await db.close();
+  }
+  return credentials;
+}
+
 /** Reads what the classes need from the database: counts, real reference numbers, the half-way date. */
-async function sample(sql: SqlClient, kind: RecordKind) {
+export async function sample(sql: SqlClient, kind: RecordKind) {
   const table = RECORD_TABLES[kind];
   const n = Number((await sql.all(`select count(*) as n from ${table}`, []))[0].n);
   if (n === 0) throw new Error(`no ${kind} records were imported`);
@@ -167,7 +184,7 @@ async function sample(sql: SqlClient, kind: RecordKind) {
   return { n, refs, half, busyShop: String(busy[0].shop_code) };
 }
 
-async function databaseVersion(sql: SqlClient): Promise<string> {
+export async function databaseVersion(sql: SqlClient): Promise<string> {
   if (sql.dialect === "sqlite") return `SQLite ${String((await sql.all("select sqlite_version() as v", []))[0].v)}`;
   return String((await sql.all("select version() as v", []))[0].v).split(" on ")[0];
 }
@@ -179,20 +196,8 @@ export async function runBackend(backend: Backend, opts: BenchOptions, files: Be
     const dailyFiles = await importMeasured(main.url, files.history);
     log(`${backend}: ${dailyFiles.records} records in ${dailyFiles.seconds} s = ${dailyFiles.recordsPerSecond} records/s`);
 
-    // Credentials: all shops, one shop, three shops (each list holds the credential's own shop first).
     const shops = files.shops.map((s) => s.code);
-    const password = () => `bench-${crypto.randomBytes(12).toString("hex")}`;
-    const credentials: Record<CredentialName, Credential> = {
-      all: { shopCode: shops[0], password: password(), access: [...shops] },
-      one: { shopCode: shops[1], password: password(), access: [shops[1]] },
-      three: { shopCode: shops[2], password: password(), access: shops.slice(2, 5) },
-    };
-    const db = await openDatabase(main.url);
-    try {
-      for (const c of Object.values(credentials)) await createShop(db.db, { shopCode: c.shopCode, password: c.password, access: c.access });
-    } finally {
-      await db.close();
-    }
+    const credentials = await createCredentials(main.url, shops);
 
     log(`${backend}: the first run after the import, ${FIRST_RUN_CLASS}`);
     const firstRun = await firstRunAfterImport(main.url, opts, credentials, shops, cleanup);
@@ -345,7 +350,11 @@ async function firstRunAfterImport(
   }
 }
 
-async function readsDuringImport(
+/**
+ * Signed reads while `npm run import` loads `file`. `settled`, when given, runs after the import
+ * has ended and before the total after it is read (replica mode: until the standby replayed it).
+ */
+export async function readsDuringImport(
   base: URL,
   databaseUrl: string,
   secret: string,
@@ -353,6 +362,7 @@ async function readsDuringImport(
   opts: BenchOptions,
   call: () => Call,
   cleanup: Cleanup,
+  settled?: () => Promise<void>,
 ): Promise<BackendResult["importDuringReads"]> {
   const total = async () => (await sendOnce(base, call())).total ?? null;
   const before = await total();
@@ -375,6 +385,7 @@ async function readsDuringImport(
   const stats = (await load(base, [{ name: "reads", connections: opts.concurrency, call, expected: 200 }], { warmup: 0, until: exited }))["reads"];
   const exitCode = await exited;
   const importSeconds = round((performance.now() - started) / 1000, 2);
+  if (exitCode === 0) await settled?.();
   const after = await total();
   const allowed = before === null ? [] : [before, before + opts.liveImport];
   const allOrNothing =
