@@ -1,6 +1,6 @@
 /**
  * npm run bench -- [--chargebacks 1000000] [--cases 200000] [--shops 200] [--merchants 50]
- *   [--parents 10] [--days 730] [--seed 7] [--backend sqlite|postgres|both] [--seconds 10]
+ *   [--parents 10] [--days 730] [--seed 7] [--backend sqlite|postgres|both] [--replica] [--seconds 10]
  *   [--concurrency 16] [--smoke] [--out bench/results]
  *
  * The request classes of docs/performance.md on the production server (`npm run build` first), as ratios of floors
@@ -21,6 +21,10 @@
  * SQLite always; PostgreSQL too when BENCH_DATABASE_URL names an empty database, or
  * TEST_DATABASE_URL a server where scratch databases may be created (they are dropped after).
  * --smoke: a few thousand records and about a second per class, to check that it all works.
+ * --replica (PostgreSQL only, no database URL needed): instead of the backends' runs, a private
+ * primary with a hot standby, the primary's read work with and without the standby and the
+ * standby's lag during imports (scripts/bench/replica.ts); writes
+ * <out>/postgres-replica-<records>-<time>.json.
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -28,6 +32,8 @@ import os from "node:os";
 import path from "node:path";
 import { generateBenchFiles } from "./bench/data";
 import { parseOptions, USAGE, UsageError } from "./bench/options";
+import { runReplica } from "./bench/replica";
+import { formatReplicaRun, type ReplicaRun, writeReplicaRun } from "./bench/replica-report";
 import { type BenchRun, formatRun, machineInfo, writeRun } from "./bench/report";
 import { Cleanup, runBackend } from "./bench/run";
 import { killGroupNow, ROOT } from "./bench/server";
@@ -49,29 +55,31 @@ async function main(cleanup: Cleanup): Promise<void> {
   const files = await generateBenchFiles(opts, dir);
   console.log(`· ${files.history.length} files, ${Math.round(files.historyBytes / 1048576)} MB, in ${files.generationSeconds.toFixed(1)} s`);
 
+  const data: BenchRun["data"] = {
+    chargebacks: opts.chargebacks,
+    cases: opts.cases,
+    shops: opts.shops,
+    merchants: opts.merchants,
+    parents: opts.parents,
+    firstDate: files.firstDate,
+    lastDate: files.lastDate,
+    dailyFiles: files.history.length,
+    megabytes: Math.round(files.historyBytes / 1048576),
+    generationSeconds: Math.round(files.generationSeconds * 10) / 10,
+  };
+  const mode = opts.smoke ? "smoke" : "full";
+
+  if (opts.replica) {
+    const result = await runReplica(opts, files, cleanup);
+    const run: ReplicaRun = { version: 1, kind: "replica", startedAt, finishedAt: new Date().toISOString(), mode, options: opts, machine, data, result };
+    console.log(formatReplicaRun(run));
+    for (const file of writeReplicaRun(run, opts.out)) console.log(`wrote ${path.relative(process.cwd(), file) || file}`);
+    return;
+  }
+
   for (const backend of opts.backends) {
     const result = await runBackend(backend, opts, files, dir, cleanup);
-    const run: BenchRun = {
-      version: 1,
-      startedAt,
-      finishedAt: new Date().toISOString(),
-      mode: opts.smoke ? "smoke" : "full",
-      options: opts,
-      machine,
-      data: {
-        chargebacks: opts.chargebacks,
-        cases: opts.cases,
-        shops: opts.shops,
-        merchants: opts.merchants,
-        parents: opts.parents,
-        firstDate: files.firstDate,
-        lastDate: files.lastDate,
-        dailyFiles: files.history.length,
-        megabytes: Math.round(files.historyBytes / 1048576),
-        generationSeconds: Math.round(files.generationSeconds * 10) / 10,
-      },
-      result,
-    };
+    const run: BenchRun = { version: 1, startedAt, finishedAt: new Date().toISOString(), mode, options: opts, machine, data, result };
     console.log(formatRun(run));
     for (const file of writeRun(run, opts.out)) console.log(`wrote ${path.relative(process.cwd(), file) || file}`);
   }

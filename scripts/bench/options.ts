@@ -29,17 +29,19 @@ export interface BenchOptions {
   alone: number;
   /** the last file date of the history, fixed so that runs are comparable */
   end: string;
+  /** --replica: a private primary with a hot standby (scripts/bench/replica.ts) instead of the backends' runs */
+  replica: boolean;
 }
 
 export const USAGE =
   "usage: npm run bench -- [--chargebacks 1000000] [--cases 200000] [--shops 200] [--merchants 50] [--parents 10] [--days 730] [--seed 7] " +
-  "[--single <chargebacks, 0 skips>] [--backend sqlite|postgres|both] [--seconds 10] [--concurrency 16] [--smoke] [--out bench/results]";
+  "[--single <chargebacks, 0 skips>] [--backend sqlite|postgres|both] [--replica] [--seconds 10] [--concurrency 16] [--smoke] [--out bench/results]";
 
 export class UsageError extends Error {}
 
 const NUMBERS = ["chargebacks", "cases", "shops", "merchants", "parents", "days", "seed", "seconds", "concurrency", "single"] as const;
 const VALUES = new Set<string>([...NUMBERS, "backend", "out"]);
-const SWITCHES = new Set(["smoke", "help"]);
+const SWITCHES = new Set(["smoke", "replica", "help"]);
 
 /** Parses argv (without node and the script); `env` decides the default backends. */
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): BenchOptions | "help" {
@@ -64,6 +66,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   }
   if (given.has("help")) return "help";
   const smoke = given.has("smoke");
+  const replica = given.has("replica");
 
   const whole = (name: (typeof NUMBERS)[number], fallback: number, min: number, max: number): number => {
     const raw = given.get(name);
@@ -82,7 +85,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   const days = whole("days", smoke ? 60 : 730, 1, 36_500);
   const seed = whole("seed", 7, 0, 4_294_967_295);
   const concurrency = whole("concurrency", 16, 2, 1024);
-  const single = whole("single", chargebacks, 0, 100_000_000);
+  if (replica && given.has("single")) throw new UsageError("--single has no use with --replica (it imports no single file)");
+  const single = replica ? 0 : whole("single", chargebacks, 0, 100_000_000);
 
   let seconds = smoke ? 1 : 10;
   const rawSeconds = given.get("seconds");
@@ -96,11 +100,17 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   const postgresUrl = env.BENCH_DATABASE_URL || env.TEST_DATABASE_URL;
   const rawBackend = given.get("backend");
   let backends: Backend[];
-  if (rawBackend === undefined) backends = postgresUrl ? ["sqlite", "postgres"] : ["sqlite"];
+  if (replica) {
+    // Its own private clusters (tests/helpers/pg-cluster.ts): no database URL needed.
+    if (rawBackend !== undefined && rawBackend !== "postgres") {
+      throw new UsageError(`--replica is PostgreSQL only (streaming replicas): leave out --backend or give --backend postgres, not ${JSON.stringify(rawBackend)}`);
+    }
+    backends = ["postgres"];
+  } else if (rawBackend === undefined) backends = postgresUrl ? ["sqlite", "postgres"] : ["sqlite"];
   else if (rawBackend === "sqlite" || rawBackend === "postgres") backends = [rawBackend];
   else if (rawBackend === "both") backends = ["sqlite", "postgres"];
   else throw new UsageError(`--backend must be sqlite, postgres or both, not ${JSON.stringify(rawBackend)}`);
-  if (backends.includes("postgres") && !postgresUrl) {
+  if (!replica && backends.includes("postgres") && !postgresUrl) {
     throw new UsageError("--backend postgres needs BENCH_DATABASE_URL (an empty database) or TEST_DATABASE_URL (a server where a scratch database may be created)");
   }
 
@@ -125,5 +135,6 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     liveImport: Math.min(smoke ? 2000 : 100_000, chargebacks),
     alone: smoke ? 5 : 20,
     end: "2026-10-30",
+    replica,
   };
 }
