@@ -46,6 +46,8 @@ const LAG_EVERY_MS = 250;
 const METRICS_EVERY_MS = 500;
 /** The primary's read work in B must be at least this much smaller than in A (the issue's target). */
 const REDUCTION_TARGET_PERCENT = 90;
+/** A stock PostgreSQL 15 server's settings where the tests' throwaway clusters differ (the non-replica runs use a stock server). */
+const STOCK_SETTINGS = ["shared_buffers = 128MB", "fsync = on", "synchronous_commit = on", "full_page_writes = on"];
 
 // ---------------------------------------------------------------------------------------------
 // The standby's lag, read as the product reads it
@@ -612,7 +614,8 @@ async function searchRun(s: Setup, name: "A" | "B", server: RunningServer, env: 
 export async function runReplica(opts: BenchOptions, files: BenchFiles, cleanup: Cleanup): Promise<ReplicaResult> {
   if (!PG_BIN) throw new Error("--replica needs the PostgreSQL server programs (initdb, pg_ctl, pg_basebackup) under /usr/lib/postgresql/<version>/bin, or PG_BIN");
   log("a private primary (replication, pg_stat_statements) and a hot standby of it");
-  const primary = await createPrivateCluster({ replication: true, statStatements: true });
+  // The settings of a stock PostgreSQL 15 server (as the other PostgreSQL runs use), not the tests' throwaway ones.
+  const primary = await createPrivateCluster({ replication: true, statStatements: true, settings: STOCK_SETTINGS });
   const dropPrimary = cleanup.add("private primary", () => primary.destroy());
   try {
     const standby = await createStandby(primary);

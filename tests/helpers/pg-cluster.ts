@@ -66,6 +66,11 @@ export interface PrivateClusterOptions {
   replication?: boolean;
   /** load pg_stat_statements (track = all) and create the extension in `disputes` and `postgres` */
   statStatements?: boolean;
+  /**
+   * postgresql.conf lines after the throwaway defaults, which they override (the benchmark's
+   * clusters take the settings of a stock server: 128MB shared_buffers, fsync on; standbys copy them)
+   */
+  settings?: string[];
 }
 
 export interface StandbyOptions {
@@ -231,6 +236,7 @@ export async function createPrivateCluster(opts: PrivateClusterOptions = {}): Pr
       "fsync = off",
       "synchronous_commit = off",
       "full_page_writes = off",
+      ...(opts.settings ?? []),
     ]);
     if (opts.replication) {
       // hot_standby is for the standbys, which copy this file.
