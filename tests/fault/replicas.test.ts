@@ -74,11 +74,27 @@ const FROZEN_MS = 8_000;
  */
 const RETURN_BOUND_MS = CHECK_EVERY_MS + CHECK_TIMEOUT_MS + 2 * MARGIN_MS;
 /**
- * From the end of an import on the primary (the standby's replay paused before it) to a search that
- * finds its records: the replica lags more than MAX_LAG_SECONDS at most that long after the import's
- * first write, a check notices within NOTICE_BOUND_MS, and its reads go to the primary.
+ * From the primary writing what a paused standby does not replay (a load's nonces from the pause
+ * on, an import) to the standby being left out, and so from the end of an import to a search that
+ * finds its records: the replica lags more than MAX_LAG_SECONDS that long after the first such
+ * write (the monitor dates it by its own samples of the primary's WAL position and the standby's
+ * last replayed commit), a check notices within NOTICE_BOUND_MS, and its reads go to the primary.
  */
 const STALE_BOUND_MS = MAX_LAG_SECONDS * 1_000 + NOTICE_BOUND_MS;
+/**
+ * From the end of an import to its webhook delivery being claimed: the dispatcher polls every
+ * second (lib/webhooks/dispatcher.ts), and the margin.
+ */
+const CLAIM_BOUND_MS = 1_000 + MARGIN_MS;
+/**
+ * How long the test keeps the standby's replay paused once the delivery is claimed: a dispatcher
+ * that did not wait for the replica would have sent the event within milliseconds of its claim.
+ * Short enough that the paused replica stays healthy (REPLICA_MAX_LAG_SECONDS 5 in that test): the
+ * whole pause, import included, stays near 3 s.
+ */
+const HOLD_AFTER_CLAIM_MS = 1_000;
+/** From the replay's resume to the event at the receiver: replaying a small file, the dispatcher's wait polls the replica every 20 ms, then one POST. */
+const SEND_AFTER_RESUME_BOUND_MS = 1_000 + MARGIN_MS;
 /** every request outside the fault tests: a small search takes tens of ms; this only keeps a hung request from hanging the test */
 const REQUEST_TIMEOUT_MS = 15_000;
 /** concurrent signed searches of the load, each after a 20 ms breath (as postgres-outage.test.ts) */
@@ -116,6 +132,7 @@ async function queryOn<R extends pg.QueryResultRow>(url: string, text: string, p
 
 interface Answer {
   status: number;
+  headers: Headers;
   ms: number;
   text: string;
   json?: unknown;
@@ -131,7 +148,7 @@ async function send(url: string, init: RequestInit = {}, timeoutMs = REQUEST_TIM
   } catch {
     // CSV, HTML
   }
-  return { status: res.status, ms: Date.now() - start, text, json };
+  return { status: res.status, headers: res.headers, ms: Date.now() - start, text, json };
 }
 
 /** A signed POST of the wide credential (docs/api.md, "Authentication"). */
@@ -268,6 +285,19 @@ function answerProblems(s: Sample, expected: Record<Kind, number>, boundMs: numb
   return problems;
 }
 
+/** The replica's states as /api/ready showed them in turn, e.g. "healthy>down>healthy". */
+const transitions = (seen: ({ status: number } & Partial<Ready>)[]) =>
+  seen
+    .map((r) => (r.body ? (stateOf(r as Ready) ?? "none") : `status ${r.status}`))
+    .filter((state, i, all) => i === 0 || all[i - 1] !== state)
+    .join(">");
+
+/** answers by status, e.g. {"200": 812} */
+const countBy = (list: { status: number }[]) => {
+  const byStatus: Record<string, number> = {};
+  for (const s of list) byStatus[s.status] = (byStatus[s.status] ?? 0) + 1;
+  return byStatus;
+};
 const longest = (list: { start: number; end: number }[]) => Math.max(0, ...list.map((s) => s.end - s.start));
 const p95 = (list: { start: number; end: number }[]) => {
   const ms = list.map((s) => s.end - s.start).sort((a, b) => a - b);
@@ -495,5 +525,385 @@ describe.skipIf(!PG_BIN)("read replicas: a private primary with a hot standby", 
     } finally {
       await server.stop();
     }
+  });
+
+  it("a standby whose replay is paused lags, is left out (its reads on the primary), and comes back once it replays", { timeout: 90_000 }, async () => {
+    await waitForReplay(primary!, standby!);
+    const server = await startServer(serverEnv());
+    const watch = watchReady(server.url);
+    const load = startLoad(server.url, REQUEST_TIMEOUT_MS);
+    const fresh: Sample[] = [];
+    let importEnd = 0;
+    let foundAt = 0;
+    let laggingAt = 0;
+    let pausedAt = 0;
+    let resumedAt = 0;
+    let healthyAt = 0;
+    let whileLagging: { before: ReadCounts; after: ReadCounts } | undefined;
+    let afterReturn: { before: ReadCounts; after: ReadCounts; searches: number } | undefined;
+    let lagging: ReadCounts | undefined;
+    const replayedWhilePaused: string[] = [];
+    // A file the fixture does not have: 5 records of the wide credential's shops, 2 of a stranger.
+    const file = writeFile("CHB_20260401.csv", "chargeback", { "shop-a": 3, zz: 2, stranger: 2 });
+    const newFile = { file_date_from: "2026-04-01", file_date_to: "2026-04-01" };
+    try {
+      await sleep(WARM_MS);
+      await standby!.pauseReplay();
+      pausedAt = Date.now();
+      replayedWhilePaused.push(await standby!.replayLsn());
+      must(await runCli("import.ts", [file], baseEnv), "import of CHB_20260401.csv");
+      importEnd = Date.now();
+      // A paused standby can never hold the new records: a search that finds them read on the primary.
+      await until(
+        "a search that finds the new file's records",
+        async () => {
+          const start = Date.now();
+          const a = await signedPost(server.url, "/api/chargeback", newFile);
+          const total = (a.json as { totalElements?: number } | undefined)?.totalElements;
+          fresh.push({ start, end: Date.now(), kind: "chargeback", status: a.status, total, body: a.text.slice(0, 300) });
+          if (total === 5) foundAt = Date.now();
+          return total === 5;
+        },
+        STALE_BOUND_MS,
+      );
+      const seenLagging = await until("/api/ready showing the replica lagging", async () => {
+        const r = await ready(server.url);
+        return stateOf(r) === "lagging" ? r : undefined;
+      }, NOTICE_BOUND_MS);
+      laggingAt = seenLagging.at;
+      // While it lags, the searches read on the primary and never on the replica.
+      const before = await readCounts(server, replicaName);
+      for (let i = 0; i < 5; i++) expect((await signedPost(server.url, "/api/chargeback", newFile)).status).toBe(200);
+      const after = await readCounts(server, replicaName);
+      whileLagging = { before, after };
+      lagging = after;
+      expect(stateOf(await ready(server.url)), "still lagging after the searches").toBe("lagging");
+      replayedWhilePaused.push(await standby!.replayLsn());
+
+      await standby!.resumeReplay();
+      resumedAt = Date.now();
+      const back = await until("/api/ready showing the replica healthy again", async () => {
+        const r = await ready(server.url);
+        return stateOf(r) === "healthy" ? r : undefined;
+      }, RETURN_BOUND_MS, 50);
+      healthyAt = back.at;
+      // Reads go back to the replica, which now holds the new file too.
+      const before2 = await readCounts(server, replicaName);
+      const searches = 5;
+      for (let i = 0; i < searches; i++) {
+        const a = await signedPost(server.url, "/api/chargeback", newFile);
+        expect(a.status).toBe(200);
+        expect((a.json as { totalElements: number }).totalElements).toBe(5);
+      }
+      afterReturn = { before: before2, after: await readCounts(server, replicaName), searches };
+      await sleep(500);
+    } finally {
+      await load.stop();
+      await watch.stop();
+      await server.stop();
+      await restoreStandby();
+    }
+    const samples = load.samples;
+    const readyAnswers = watch.seen;
+    console.log(
+      `paused replay: ${samples.length} load searches ${JSON.stringify(countBy(samples))}, p95 ${p95(samples)} ms, longest ${longest(samples)} ms; ` +
+        `new file found ${foundAt - importEnd} ms after the import ended (${fresh.length} tries, totals ${fresh.map((s) => s.total).join(",")}); ` +
+        `ready showed lagging ${laggingAt - pausedAt} ms after the pause, ${laggingAt - importEnd} ms after the import ended (lag ${lagging?.lag} s, database_replica_up ${lagging?.up}); ` +
+        `while lagging read batches primary +${whileLagging!.after.primary - whileLagging!.before.primary}, replica +${whileLagging!.after.replica - whileLagging!.before.replica}; ` +
+        `healthy ${healthyAt - resumedAt} ms after the resume; then replica +${afterReturn!.after.replica - afterReturn!.before.replica}, primary +${afterReturn!.after.primary - afterReturn!.before.primary} for ${afterReturn!.searches} searches; ` +
+        `/api/ready ${readyAnswers.length} answers ${JSON.stringify(countBy(readyAnswers))}, states ${transitions(readyAnswers)}`,
+    );
+    // Every request answered 200 throughout, with the right totals.
+    expect(samples.length).toBeGreaterThan(IN_FLIGHT);
+    expect(samples.flatMap((s) => answerProblems(s, expected, REQUEST_TIMEOUT_MS))).toEqual([]);
+    expect(fresh.filter((s) => s.status !== 200).map((s) => `${s.status} ${s.body}`)).toEqual([]);
+    // Replay really was paused: the standby applied nothing meanwhile.
+    expect(new Set(replayedWhilePaused).size).toBe(1);
+    expect(foundAt - importEnd).toBeLessThan(STALE_BOUND_MS);
+    // The load writes a nonce with every search, so the primary's WAL moves on from the pause: the
+    // replica lags more than the limit within MAX_LAG_SECONDS of it, and a check notices.
+    expect(laggingAt - pausedAt).toBeLessThan(STALE_BOUND_MS);
+    // Left out while lagging: reads on the primary, readiness unchanged, the gauge at 0 and the lag above the limit.
+    expect(whileLagging!.after.replica).toBe(whileLagging!.before.replica);
+    expect(whileLagging!.after.primary - whileLagging!.before.primary).toBeGreaterThanOrEqual(5);
+    expect(lagging!.up).toBe(0);
+    expect(lagging!.lag!).toBeGreaterThan(MAX_LAG_SECONDS);
+    expect(readyAnswers.filter((r) => r.status !== 200 || !("body" in r) || r.body.status !== "ok")).toEqual([]);
+    const laggingBody = readyAnswers.find((r) => "body" in r && stateOf(r) === "lagging") as Ready;
+    expect(laggingBody.body).toEqual({ status: "ok", replicas: [{ replica: replicaName, state: "lagging", lag_seconds: expect.any(Number) }] });
+    expect(laggingBody.body.replicas![0].lag_seconds!).toBeGreaterThan(MAX_LAG_SECONDS);
+    // Back: healthy within the bound, and its reads go there again, none to the primary.
+    expect(healthyAt - resumedAt).toBeLessThan(RETURN_BOUND_MS);
+    expect(afterReturn!.after.replica - afterReturn!.before.replica).toBeGreaterThanOrEqual(afterReturn!.searches);
+    expect(afterReturn!.after.primary).toBe(afterReturn!.before.primary);
+    expect(afterReturn!.after.up).toBe(1);
+    noProcessErrors(server);
+  });
+
+  /**
+   * A standby that goes away under load: `fault` takes it away and answers what brings it back.
+   * Every search must be answered 200 with the right total within `boundMs`; /api/ready stays 200.
+   */
+  async function underLoad(label: string, opts: { boundMs: number; awayMs: number; env?: Record<string, string>; fault: () => Promise<() => Promise<void>> }) {
+    await waitForReplay(primary!, standby!);
+    const server = await startServer(serverEnv(opts.env));
+    const watch = watchReady(server.url);
+    const load = startLoad(server.url, opts.boundMs);
+    let faultAt = 0;
+    let awayAt = 0;
+    let backBegin = 0;
+    let backAt = 0;
+    let downSeenAt = 0;
+    let healthyAt = 0;
+    let whileAway: { before: ReadCounts; after: ReadCounts } | undefined;
+    let afterReturn: { before: ReadCounts; after: ReadCounts } | undefined;
+    try {
+      await sleep(WARM_MS);
+      const warm = await readCounts(server, replicaName);
+      expect(warm.replica, "the load read on the replica before the fault").toBeGreaterThan(0);
+      expect(warm.primary).toBe(0);
+      faultAt = Date.now();
+      const bringBack = await opts.fault();
+      awayAt = Date.now();
+      downSeenAt = (
+        await until("/api/ready showing the replica down", async () => {
+          const r = await ready(server.url);
+          return stateOf(r) === "down" ? r : undefined;
+        }, NOTICE_BOUND_MS, 50)
+      ).at;
+      // While it is away, no read goes there: all of them on the primary.
+      const before = await readCounts(server, replicaName);
+      await sleep(Math.max(1_000, awayAt + opts.awayMs - Date.now()));
+      whileAway = { before, after: await readCounts(server, replicaName) };
+      backBegin = Date.now();
+      await bringBack();
+      backAt = Date.now();
+      healthyAt = (
+        await until("/api/ready showing the replica healthy again", async () => {
+          const r = await ready(server.url);
+          return stateOf(r) === "healthy" ? r : undefined;
+        }, RETURN_BOUND_MS, 50)
+      ).at;
+      const before2 = await readCounts(server, replicaName);
+      await sleep(1_500);
+      afterReturn = { before: before2, after: await readCounts(server, replicaName) };
+    } finally {
+      await load.stop();
+      await watch.stop();
+      await server.stop();
+      await restoreStandby();
+    }
+    const samples = load.samples;
+    const away = samples.filter((s) => s.start >= faultAt && s.start < backBegin);
+    const readyAnswers = watch.seen;
+    console.log(
+      `${label}: ${samples.length} searches ${JSON.stringify(countBy(samples))}, ${away.length} sent while the standby was away ${JSON.stringify(countBy(away))}; ` +
+        `longest answer ${longest(samples)} ms (${longest(away)} ms while away; p95 ${p95(away)} ms); ` +
+        `down in /api/ready ${downSeenAt - faultAt} ms after the fault began; while away read batches primary +${whileAway!.after.primary - whileAway!.before.primary}, replica +${whileAway!.after.replica - whileAway!.before.replica}; ` +
+        `healthy ${healthyAt - backAt} ms after it was back, then replica +${afterReturn!.after.replica - afterReturn!.before.replica}, primary +${afterReturn!.after.primary - afterReturn!.before.primary} in 1.5 s; ` +
+        `/api/ready ${readyAnswers.length} answers ${JSON.stringify(countBy(readyAnswers))}, longest ${Math.max(...readyAnswers.map((r) => r.ms))} ms, states ${transitions(readyAnswers)}`,
+    );
+    // Every search: 200, the right total, within the bound; none failed, none hung.
+    expect(samples.flatMap((s) => answerProblems(s, expected, opts.boundMs))).toEqual([]);
+    expect(away.length).toBeGreaterThanOrEqual(IN_FLIGHT * 2);
+    expect(downSeenAt - faultAt).toBeLessThan(NOTICE_BOUND_MS);
+    expect(whileAway!.after.replica).toBe(whileAway!.before.replica);
+    expect(whileAway!.after.primary - whileAway!.before.primary).toBeGreaterThanOrEqual(IN_FLIGHT);
+    // Readiness follows the primary only: 200 "ok" throughout, whatever the replica did, and never slow.
+    expect(readyAnswers.filter((r) => r.status !== 200 || !("body" in r) || r.body.status !== "ok" || r.ms >= opts.boundMs)).toEqual([]);
+    expect(readyAnswers.some((r) => "body" in r && stateOf(r) === "down")).toBe(true);
+    // Back: healthy within the bound, and the reads return to it.
+    expect(healthyAt - backAt).toBeLessThan(RETURN_BOUND_MS);
+    expect(afterReturn!.after.replica - afterReturn!.before.replica).toBeGreaterThanOrEqual(IN_FLIGHT);
+    expect(afterReturn!.after.primary).toBe(afterReturn!.before.primary);
+    noProcessErrors(server);
+  }
+
+  it.each(["fast", "immediate"] as const)("a standby stopped (%s) under load fails no request, and takes the reads again once started", { timeout: 90_000 }, async (mode) => {
+    await underLoad(`standby stopped (${mode})`, {
+      boundMs: STOP_ANSWER_BOUND_MS,
+      awayMs: DOWN_MS,
+      fault: async () => {
+        standbyStopped = true;
+        await standby!.stop(mode);
+        return async () => {
+          await standby!.start();
+          standbyStopped = false;
+        };
+      },
+    });
+  });
+
+  // A host that stops answering without closing its connections (a frozen machine, a dead link):
+  // no error ever comes, only the monitor's check timeout ends a wait there.
+  it("a frozen standby hangs no request: each answered within the monitor's bound, and it serves again once thawed", { timeout: 90_000 }, async () => {
+    await underLoad("standby frozen", {
+      boundMs: FROZEN_ANSWER_BOUND_MS,
+      awayMs: FROZEN_MS,
+      // The driver's own limit (PG_QUERY_TIMEOUT_SECONDS + 1 s) far beyond the bound: only the monitor can save a request.
+      env: { PG_QUERY_TIMEOUT_SECONDS: "10" },
+      fault: async () => {
+        standby!.freeze();
+        return async () => standby!.thaw();
+      },
+    });
+  });
+
+  it("two app servers on the same primary and replica share nonces: a request one accepted is a replay for the other", { timeout: 90_000 }, async () => {
+    await waitForReplay(primary!, standby!);
+    const [a, b] = await Promise.all([startServer(serverEnv()), startServer(serverEnv())]);
+    try {
+      for (const server of [a, b]) expect(stateOf(await ready(server.url))).toBe("healthy");
+      const noncesBefore = await statementsMatching(primary!.url, '%insert into "used_nonces"%');
+      const body = { file_date_from: "2026-02-01", per_page: 10 };
+      // The 401 of a wrong signature on the second server: a replay must look exactly like it (docs/api.md, "Authentication").
+      const wrong = await signedPost(b.url, "/api/chargeback", body, signedHeaders(WIDE.shop, "not-the-password"));
+      expect(wrong.status).toBe(401);
+      const refusal = (x: Answer) => ({
+        status: x.status,
+        contentType: x.headers.get("content-type"),
+        wwwAuthenticate: x.headers.get("www-authenticate"),
+        body: { ...(x.json as Record<string, unknown>), request_id: "-" },
+      });
+      expect(refusal(wrong)).toEqual({
+        status: 401,
+        contentType: expect.stringMatching(/^application\/problem\+json/),
+        wwwAuthenticate: 'Signature realm="api"',
+        body: expect.objectContaining({ status: 401, type: expect.any(String), title: expect.any(String), detail: expect.any(String) }),
+      });
+      const results: string[] = [];
+      // A on first, then the same headers to B; and the other way round.
+      for (const [first, second] of [[a, b], [b, a]]) {
+        const headers = signedHeaders(WIDE.shop, WIDE.password);
+        const accepted = await signedPost(first.url, "/api/chargeback", body, headers);
+        const replayed = await signedPost(second.url, "/api/chargeback", body, headers);
+        results.push(`${accepted.status}/${replayed.status}`);
+        expect(accepted.status, accepted.text.slice(0, 200)).toBe(200);
+        expect(refusal(replayed)).toEqual(refusal(wrong));
+      }
+      // The same signed request to both at once: exactly one is served.
+      const headers = signedHeaders(WIDE.shop, WIDE.password);
+      const both = await Promise.all([a, b].map((server) => signedPost(server.url, "/api/chargeback", body, headers)));
+      results.push(both.map((x) => x.status).join("|"));
+      expect(both.map((x) => x.status).sort()).toEqual([200, 401]);
+      expect(refusal(both.find((x) => x.status === 401)!)).toEqual(refusal(wrong));
+      const served = both.find((x) => x.status === 200)!;
+      // (the wide credential's scope: an earlier test imported records of a shop outside it)
+      expect((served.json as { totalElements: number }).totalElements).toBe(await directCount(primary!.url, "chargeback", "file_date >= $1 and shop_code = any($2)", ["2026-02-01", WIDE.access]));
+      // Both servers read on the replica; the nonces were written, and checked, on the primary only.
+      const [ca, cb] = await Promise.all([readCounts(a, replicaName), readCounts(b, replicaName)]);
+      const nonces = (await statementsMatching(primary!.url, '%insert into "used_nonces"%')) - noncesBefore;
+      console.log(`shared nonces: accepted/replayed ${results.join(", ")}; read batches A replica ${ca.replica} primary ${ca.primary}, B replica ${cb.replica} primary ${cb.primary}; nonce inserts on the primary ${nonces}`);
+      for (const c of [ca, cb]) {
+        expect(c.replica).toBeGreaterThan(0);
+        expect(c.primary).toBe(0);
+      }
+      // Six correctly signed requests (a replay is correctly signed; the wrong signature spends nothing).
+      expect(nonces).toBe(6);
+      noProcessErrors(a, b);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+
+  it("a receiver that searches as each webhook event arrives finds the import's records (events wait for the healthy replica)", { timeout: 90_000 }, async () => {
+    await waitForReplay(primary!, standby!);
+    // The receiver: for each event, at once, the search a client would make for the file's records.
+    let appUrl = "";
+    const received: { at: number; event: { type: string; data: { file_date: string; shop_codes: string[]; count: number } }; searched?: number; status?: number; total?: number }[] = [];
+    const receiver = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const hit: (typeof received)[number] = { at: Date.now(), event: JSON.parse(Buffer.concat(chunks).toString("utf8")) };
+        received.push(hit);
+        const { file_date, shop_codes } = hit.event.data;
+        const kind = hit.event.type === "chargebacks.imported" ? "chargeback" : "pre_arbitration";
+        void signedPost(appUrl, `/api/${kind}`, { file_date_from: file_date, file_date_to: file_date, shop_codes })
+          .then((a) => Object.assign(hit, { searched: Date.now(), status: a.status, total: (a.json as { totalElements?: number } | undefined)?.totalElements }))
+          .catch(() => Object.assign(hit, { searched: Date.now(), status: 0 }))
+          .finally(() => res.end());
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const out = must(await runCli("admin.ts", ["webhook", "add", WIDE.shop, hookUrl], baseEnv), "webhook add").stdout;
+    const endpointId = /webhook (we_[0-9a-f]+) added/.exec(out)?.[1];
+    expect(endpointId).toBeDefined();
+
+    // REPLICA_MAX_LAG_SECONDS 5: the standby, paused for about 3 s, stays healthy, so reads keep going to it.
+    const server = await startServer(serverEnv({ REPLICA_MAX_LAG_SECONDS: "5" }));
+    appUrl = server.url;
+    // 4 + 3 records of the wide credential's shops, 2 of a shop outside its access: its event counts 7.
+    const file = writeFile("CHB_20260402.csv", "chargeback", { "shop-a": 4, Zeta: 3, stranger: 2 });
+    let pausedAt = 0;
+    let importEnd = 0;
+    let claimedAt = 0;
+    let resumedAt = 0;
+    let heldReady: Ready | undefined;
+    let heldHits = -1;
+    const replayed: string[] = [];
+    let readsBefore: ReadCounts | undefined;
+    let readsAfter: ReadCounts | undefined;
+    try {
+      expect(stateOf(await ready(server.url))).toBe("healthy");
+      await standby!.pauseReplay();
+      pausedAt = Date.now();
+      replayed.push(await standby!.replayLsn());
+      must(await runCli("import.ts", [file], baseEnv), "import of CHB_20260402.csv");
+      importEnd = Date.now();
+      // The import committed its records and the event together; the dispatcher claims the delivery
+      // and then waits for the healthy replica to replay past the primary's WAL position.
+      claimedAt = await until(
+        "the delivery claimed",
+        async () => {
+          const rows = await queryOn<{ claimed: boolean }>(primary!.url, "select claim_token is not null as claimed from webhook_deliveries where endpoint_id = $1", [endpointId]);
+          return rows.some((r) => r.claimed) ? Date.now() : undefined;
+        },
+        CLAIM_BOUND_MS,
+        20,
+      );
+      await sleep(HOLD_AFTER_CLAIM_MS);
+      heldHits = received.length;
+      heldReady = await ready(server.url);
+      replayed.push(await standby!.replayLsn());
+      readsBefore = await readCounts(server, replicaName);
+      await standby!.resumeReplay();
+      resumedAt = Date.now();
+      await until("the event, and the receiver's search", async () => received.length > 0 && received[0].searched !== undefined, SEND_AFTER_RESUME_BOUND_MS + 5_000, 20);
+      readsAfter = await readCounts(server, replicaName);
+      await sleep(500);
+    } finally {
+      await server.stop();
+      await new Promise((resolve) => receiver.close(resolve));
+      await restoreStandby();
+    }
+    const [hit] = received;
+    console.log(
+      `webhook freshness: delivery claimed ${claimedAt - importEnd} ms after the import ended (${claimedAt - pausedAt} ms into the pause); events at the receiver after ${HOLD_AFTER_CLAIM_MS} ms more: ${heldHits}; ` +
+        `replica ${stateOf(heldReady!)} (lag ${heldReady!.body.replicas?.[0]?.lag_seconds} s) while paused; event ${hit.at - resumedAt} ms after the resume, ` +
+        `its search ${hit.status} totalElements ${hit.total} (event count ${hit.event.data.count}) in ${hit.searched! - hit.at} ms; read batches replica +${readsAfter!.replica - readsBefore!.replica}, primary +${readsAfter!.primary - readsBefore!.primary}`,
+    );
+    // The premise: the replica was paused (it applied nothing) and healthy, so reads went to it.
+    expect(new Set(replayed).size).toBe(1);
+    expect(claimedAt - importEnd).toBeLessThan(CLAIM_BOUND_MS);
+    expect(heldReady!.body).toEqual({ status: "ok", replicas: [{ replica: replicaName, state: "healthy", lag_seconds: expect.any(Number) }] });
+    // Held: nothing was sent while the replica lacked the records, though the delivery was claimed.
+    // Without the freshness wait (replicasCaughtUp in lib/webhooks/dispatcher.ts) the event would go
+    // out within milliseconds of its claim, while replay is still paused: heldHits would be 1, the
+    // event would arrive before the resume, and the receiver's search, read on the healthy but paused
+    // replica, would find 0 records instead of 7.
+    expect(heldHits).toBe(0);
+    expect(received).toHaveLength(1);
+    expect(hit.at).toBeGreaterThanOrEqual(resumedAt);
+    expect(hit.at - resumedAt).toBeLessThan(SEND_AFTER_RESUME_BOUND_MS);
+    expect(hit.event.type).toBe("chargebacks.imported");
+    expect(hit.event.data).toEqual({ file_date: "2026-04-02", shop_codes: ["Zeta", "shop-a"].sort(), count: 7 });
+    expect(hit.status).toBe(200);
+    expect(hit.total).toBe(7);
+    // ...read on the replica: the primary served no read meanwhile.
+    expect(readsAfter!.replica - readsBefore!.replica).toBeGreaterThanOrEqual(1);
+    expect(readsAfter!.primary).toBe(readsBefore!.primary);
+    noProcessErrors(server);
   });
 });
