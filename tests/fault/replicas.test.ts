@@ -22,6 +22,7 @@ import { writeFile } from "../helpers/webhooks";
  * fails and hangs no request; two servers share nonces through the primary; and news of an import
  * (webhooks) waits until the healthy replica holds it. Where each request read is told by the
  * servers' own counters (database_read_batches_total) and by pg_stat_statements on each server.
+ * The last test is a known product bug kept as an expected failure (it.fails; see its comment).
  * Needs the PostgreSQL programs (initdb, pg_ctl, pg_basebackup); skipped without them.
  */
 
@@ -95,9 +96,15 @@ const CLAIM_BOUND_MS = 1_000 + MARGIN_MS;
 const HOLD_AFTER_CLAIM_MS = 1_000;
 /** From the replay's resume to the event at the receiver: replaying a small file, the dispatcher's wait polls the replica every 20 ms, then one POST. */
 const SEND_AFTER_RESUME_BOUND_MS = 1_000 + MARGIN_MS;
+/**
+ * From the primary accepting connections again to a server that started while it was down
+ * answering ready: the server opens its database at the next request (as postgres-outage.test.ts
+ * bounds it, RECOVERY_BOUND_MS).
+ */
+const PRIMARY_BACK_BOUND_MS = 15_000;
 /** every request outside the fault tests: a small search takes tens of ms; this only keeps a hung request from hanging the test */
 const REQUEST_TIMEOUT_MS = 15_000;
-/** concurrent signed searches of the load, each after a 20 ms breath (as postgres-outage.test.ts) */
+/** concurrent signed searches of the load, each after a 20 ms breath (startLoad of postgres-outage.test.ts, with totals checked) */
 const IN_FLIGHT = 6;
 /** load before a fault: the pool connections to the replica are open and in use */
 const WARM_MS = 1_500;
@@ -170,6 +177,8 @@ async function ready(baseUrl: string): Promise<Ready> {
 }
 
 const stateOf = (r: Ready) => r.body.replicas?.[0]?.state;
+/** when a /api/ready answer arrived: a state it shows held at the latest then */
+const answeredAt = (r: Ready) => r.at + r.ms;
 
 /** /api/ready every 250 ms until stopped: every answer kept, so a fault shows whether readiness ever wavered. */
 function watchReady(baseUrl: string) {
@@ -202,7 +211,7 @@ interface ReadCounts {
   lag: number | undefined;
 }
 
-/** The server's own view (docs: lib/metrics.ts): read batches per server, the replica's gauge and lag. */
+/** The server's own view (/api/metrics, lib/metrics.ts): read batches per server, the replica's gauge and lag. */
 async function readCounts(server: TestServer, replica: string): Promise<ReadCounts> {
   const res = await send(`${server.url}/api/metrics`, { headers: { Authorization: `Bearer ${TOKEN}` } });
   expect(res.status).toBe(200);
@@ -279,7 +288,7 @@ function startLoad(baseUrl: string, boundMs: number) {
 function answerProblems(s: Sample, expected: Record<Kind, number>, boundMs: number): string[] {
   const ms = s.end - s.start;
   const problems: string[] = [];
-  if (s.status !== 200) problems.push(`${s.kind} at +${s.start % 100_000}: status ${s.status} ${s.error ?? s.body.slice(0, 300)}`);
+  if (s.status !== 200) problems.push(`${s.kind}: status ${s.status} ${s.error ?? s.body.slice(0, 300)}`);
   else if (s.total !== expected[s.kind]) problems.push(`${s.kind}: totalElements ${s.total}, expected ${expected[s.kind]}`);
   if (ms >= boundMs) problems.push(`${s.kind}: answered after ${ms} ms (bound ${boundMs} ms)`);
   return problems;
@@ -304,7 +313,7 @@ const p95 = (list: { start: number; end: number }[]) => {
   return ms.length ? ms[Math.min(ms.length - 1, Math.floor(ms.length * 0.95))] : 0;
 };
 
-/** How many direct rows a search of the fixture's files selects, read on the primary itself. */
+/** How many records of `kind` match `where`, counted on the primary itself (the test's own connection). */
 async function directCount(url: string, kind: Kind, where: string, params: unknown[]): Promise<number> {
   const table = kind === "chargeback" ? "chargebacks" : "pre_arbitrations";
   const [{ n }] = await queryOn<{ n: string }>(url, `select count(*)::text as n from ${table} where ${where}`, params);
@@ -323,6 +332,8 @@ describe.skipIf(!PG_BIN)("read replicas: a private primary with a hot standby", 
   const expected: Record<Kind, number> = { chargeback: 0, pre_arbitration: 0 };
   /** true while the test has the standby stopped (so that a failed test's finally starts it again) */
   let standbyStopped = false;
+  /** the same for the primary */
+  let primaryStopped = false;
 
   const serverEnv = (extra: Record<string, string> = {}) => ({
     ...baseEnv,
@@ -336,6 +347,10 @@ describe.skipIf(!PG_BIN)("read replicas: a private primary with a hot standby", 
 
   /** Whatever a test did to the standby, it serves and replays again, caught up with the primary. */
   async function restoreStandby() {
+    if (primaryStopped) {
+      await primary!.start();
+      primaryStopped = false;
+    }
     standby!.thaw();
     if (standbyStopped) {
       await standby!.start();
@@ -431,6 +446,7 @@ describe.skipIf(!PG_BIN)("read replicas: a private primary with a hot standby", 
     } finally {
       await reference.stop();
     }
+    noProcessErrors(reference);
 
     try {
       const readyBefore = await ready(server.url);
@@ -570,7 +586,7 @@ describe.skipIf(!PG_BIN)("read replicas: a private primary with a hot standby", 
         const r = await ready(server.url);
         return stateOf(r) === "lagging" ? r : undefined;
       }, NOTICE_BOUND_MS);
-      laggingAt = seenLagging.at;
+      laggingAt = answeredAt(seenLagging);
       // While it lags, the searches read on the primary and never on the replica.
       const before = await readCounts(server, replicaName);
       for (let i = 0; i < 5; i++) expect((await signedPost(server.url, "/api/chargeback", newFile)).status).toBe(200);
@@ -586,7 +602,7 @@ describe.skipIf(!PG_BIN)("read replicas: a private primary with a hot standby", 
         const r = await ready(server.url);
         return stateOf(r) === "healthy" ? r : undefined;
       }, RETURN_BOUND_MS, 50);
-      healthyAt = back.at;
+      healthyAt = answeredAt(back);
       // Reads go back to the replica, which now holds the new file too.
       const before2 = await readCounts(server, replicaName);
       const searches = 5;
@@ -665,12 +681,12 @@ describe.skipIf(!PG_BIN)("read replicas: a private primary with a hot standby", 
       faultAt = Date.now();
       const bringBack = await opts.fault();
       awayAt = Date.now();
-      downSeenAt = (
+      downSeenAt = answeredAt(
         await until("/api/ready showing the replica down", async () => {
           const r = await ready(server.url);
           return stateOf(r) === "down" ? r : undefined;
-        }, NOTICE_BOUND_MS, 50)
-      ).at;
+        }, NOTICE_BOUND_MS, 50),
+      );
       // While it is away, no read goes there: all of them on the primary.
       const before = await readCounts(server, replicaName);
       await sleep(Math.max(1_000, awayAt + opts.awayMs - Date.now()));
@@ -678,12 +694,12 @@ describe.skipIf(!PG_BIN)("read replicas: a private primary with a hot standby", 
       backBegin = Date.now();
       await bringBack();
       backAt = Date.now();
-      healthyAt = (
+      healthyAt = answeredAt(
         await until("/api/ready showing the replica healthy again", async () => {
           const r = await ready(server.url);
           return stateOf(r) === "healthy" ? r : undefined;
-        }, RETURN_BOUND_MS, 50)
-      ).at;
+        }, RETURN_BOUND_MS, 50),
+      );
       const before2 = await readCounts(server, replicaName);
       await sleep(1_500);
       afterReturn = { before: before2, after: await readCounts(server, replicaName) };
@@ -905,5 +921,54 @@ describe.skipIf(!PG_BIN)("read replicas: a private primary with a hot standby", 
     expect(readsAfter!.replica - readsBefore!.replica).toBeGreaterThanOrEqual(1);
     expect(readsAfter!.primary).toBe(readsBefore!.primary);
     noProcessErrors(server);
+  });
+
+  // KNOWN PRODUCT BUG, kept as an expected failure (it.fails): vitest reports it as passing while
+  // the bug is there and as failing once it is fixed; then make it a plain `it`.
+  // instrumentation.ts registers the metrics' replica reader only if the replica monitor already
+  // runs when the server starts (startedReplicaMonitor()). The monitor starts with the server's
+  // database (getDb -> openDatabase -> replicaReads), which fails while the primary is down; it
+  // starts later, at the first request after the primary is back, and /api/ready then lists the
+  // replica, but the metrics never get its reader: database_replica_up, database_replica_lag_seconds
+  // and database_read_batches_total stay absent for the life of the process.
+  it.fails("KNOWN BUG: a server started while the primary is down shows the replica's metrics once the primary is back", { timeout: 90_000 }, async () => {
+    await waitForReplay(primary!, standby!);
+    primaryStopped = true;
+    await primary!.stop("fast");
+    const server = await startServer(serverEnv(), { waitForHealth: false });
+    let whileDown: Ready | undefined;
+    let back: Ready | undefined;
+    let primaryUpAt = 0;
+    let search: Answer | undefined;
+    let counts: ReadCounts | undefined;
+    try {
+      whileDown = await ready(server.url);
+      await primary!.start();
+      primaryStopped = false;
+      primaryUpAt = Date.now();
+      back = await until("/api/ready 200 with the replica listed", async () => {
+        const r = await ready(server.url);
+        return r.status === 200 && r.body.replicas?.length ? r : undefined;
+      }, PRIMARY_BACK_BOUND_MS, 200);
+      search = await signedPost(server.url, "/api/chargeback", LOAD_BODIES.chargeback);
+      counts = await readCounts(server, replicaName);
+    } finally {
+      await server.stop();
+      await restoreStandby();
+    }
+    console.log(
+      `started while the primary was down: /api/ready ${whileDown.status} then ${back.status} ${JSON.stringify(back.body)} ${back.at - primaryUpAt} ms after the primary was back; ` +
+        `a search ${search.status}; metrics database_replica_up ${counts.up}, read batches primary ${counts.primary}, replica ${counts.replica}`,
+    );
+    // What works: 503 while the primary is down, then ready with the replica, and searches served.
+    expect(whileDown.status).toBe(503);
+    expect(back.body.status).toBe("ok");
+    expect(search.status).toBe(200);
+    expect((search.json as { totalElements: number }).totalElements).toBe(expected.chargeback);
+    expect(server.output()).not.toMatch(/uncaught|unhandled/i);
+    // The bug: the replica's series are missing from the metrics.
+    expect(counts.up, "database_replica_up of the replica").toBeDefined();
+    expect(counts.replica, "database_read_batches_total of the replica").not.toBeNaN();
+    expect(counts.primary, "database_read_batches_total of the primary").not.toBeNaN();
   });
 });
