@@ -22,12 +22,9 @@ export async function register() {
         return { webhooks, mail };
       });
       // With DATABASE_REPLICA_URLS: each replica's state and lag, and where reads went (docs/replicas.md).
-      const { startedReplicaMonitor } = await import("@/lib/data/replicas");
-      const monitor = await startedReplicaMonitor();
-      if (monitor) {
-        const { setReadServerReader } = await import("@/lib/metrics");
-        setReadServerReader(() => monitor.readServers());
-      }
+      const { readServerStates } = await import("@/lib/data/replicas");
+      const { setReadServerReader } = await import("@/lib/metrics");
+      setReadServerReader(readServerStates);
       const { startWebhookDispatcher } = await import("@/lib/webhooks/dispatcher");
       startWebhookDispatcher();
       // Mail only when SMTP_URL is set (docs/mail.md, "Configuration").

@@ -331,7 +331,7 @@ export class ReplicaMonitor {
   }
 }
 
-const shared = globalThis as unknown as { __drReplicas?: Promise<ReplicaMonitor | undefined> };
+const shared = globalThis as unknown as { __drReplicas?: Promise<ReplicaMonitor | undefined>; __drReplicaMonitor?: ReplicaMonitor };
 
 /** The process's replica monitor, started at the first call; none without DATABASE_REPLICA_URLS. */
 export function replicaMonitor(): Promise<ReplicaMonitor | undefined> {
@@ -340,13 +340,23 @@ export function replicaMonitor(): Promise<ReplicaMonitor | undefined> {
     if (urls.length === 0) return undefined;
     const monitor = new ReplicaMonitor(process.env.DATABASE_URL!, urls, replicaMaxLagSeconds());
     await monitor.start();
+    shared.__drReplicaMonitor = monitor;
     log.info({ replicas: monitor.states().map((s) => ({ replica: s.name, health: s.health, problem: s.problem })) }, "replicas: reads go to the healthy ones");
     return monitor;
   })();
   return shared.__drReplicas;
 }
 
-/** The monitor if one was started in this process (for /api/ready and the metrics), without starting one. */
+/**
+ * Where this process's reads went and each replica's state, for the metrics: read at each scrape,
+ * so a monitor started after the server (the primary was away at its start) is shown once it runs.
+ * Empty while none runs.
+ */
+export function readServerStates(): ReadServerState[] {
+  return shared.__drReplicaMonitor?.readServers() ?? [];
+}
+
+/** The monitor if one was started in this process (for /api/ready), without starting one. */
 export async function startedReplicaMonitor(): Promise<ReplicaMonitor | undefined> {
   return shared.__drReplicas?.catch(() => undefined);
 }

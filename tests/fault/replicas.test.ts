@@ -22,7 +22,7 @@ import { writeFile } from "../helpers/webhooks";
  * fails and hangs no request; two servers share nonces through the primary; and news of an import
  * (webhooks) waits until the healthy replica holds it. Where each request read is told by the
  * servers' own counters (database_read_batches_total) and by pg_stat_statements on each server.
- * The last test is a known product bug kept as an expected failure (it.fails; see its comment).
+ * The last: a server started while the primary was down shows the replica in its metrics once it is back.
  * Needs the PostgreSQL programs (initdb, pg_ctl, pg_basebackup); skipped without them.
  */
 
@@ -923,15 +923,11 @@ describe.skipIf(!PG_BIN)("read replicas: a private primary with a hot standby", 
     noProcessErrors(server);
   });
 
-  // KNOWN PRODUCT BUG, kept as an expected failure (it.fails): vitest reports it as passing while
-  // the bug is there and as failing once it is fixed; then make it a plain `it`.
-  // instrumentation.ts registers the metrics' replica reader only if the replica monitor already
-  // runs when the server starts (startedReplicaMonitor()). The monitor starts with the server's
-  // database (getDb -> openDatabase -> replicaReads), which fails while the primary is down; it
-  // starts later, at the first request after the primary is back, and /api/ready then lists the
-  // replica, but the metrics never get its reader: database_replica_up, database_replica_lag_seconds
-  // and database_read_batches_total stay absent for the life of the process.
-  it.fails("KNOWN BUG: a server started while the primary is down shows the replica's metrics once the primary is back", { timeout: 90_000 }, async () => {
+  // The replica monitor starts with the server's database (getDb -> openDatabase -> replicaReads),
+  // which fails while the primary is down, so it starts later, at the first request after the
+  // primary is back. The metrics read the monitor at each scrape (readServerStates), so its series
+  // appear then; they were once read only if the monitor ran at the server's start, and never came.
+  it("a server started while the primary is down shows the replica's metrics once the primary is back", { timeout: 90_000 }, async () => {
     await waitForReplay(primary!, standby!);
     primaryStopped = true;
     await primary!.stop("fast");
@@ -966,7 +962,7 @@ describe.skipIf(!PG_BIN)("read replicas: a private primary with a hot standby", 
     expect(search.status).toBe(200);
     expect((search.json as { totalElements: number }).totalElements).toBe(expected.chargeback);
     expect(server.output()).not.toMatch(/uncaught|unhandled/i);
-    // The bug: the replica's series are missing from the metrics.
+    // The replica's series appear once its monitor runs, though it started after the server did.
     expect(counts.up, "database_replica_up of the replica").toBeDefined();
     expect(counts.replica, "database_read_batches_total of the replica").not.toBeNaN();
     expect(counts.primary, "database_read_batches_total of the primary").not.toBeNaN();
