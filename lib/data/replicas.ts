@@ -45,6 +45,27 @@ export function parseLsn(text: string): bigint {
   return (BigInt(`0x${hi}`) << 32n) + BigInt(`0x${lo}`);
 }
 
+/**
+ * How far behind the primary a replica is, in seconds: 0 when it holds everything the primary had
+ * written at the last of `positions` (the primary's WAL insert positions, oldest first, each with
+ * the time it was read on our clock). Else the smaller of two bounds on the age of the oldest
+ * change it lacks: the age of the newest position it has reached (what it lacks was written after
+ * that), and the time since the last commit it replayed (`replayedAtMs`, on our clock; what it
+ * lacks was committed after that). The first alone reads a second for a replica a few
+ * milliseconds behind a busy primary; the second alone reads hours for one that lacks only a
+ * checkpoint record of an idle one. Null when neither is known (it reached no position kept and
+ * replayed no commit).
+ */
+export function replicaLagSeconds(positions: readonly { lsn: bigint; at: number }[], replayed: bigint, replayedAtMs: number | null, now: number): number | null {
+  const latest = positions.at(-1);
+  if (!latest || replayed >= latest.lsn) return 0;
+  const bounds: number[] = [];
+  const reached = positions.findLast((position) => position.lsn <= replayed);
+  if (reached) bounds.push(now - reached.at);
+  if (replayedAtMs !== null) bounds.push(Math.max(0, now - replayedAtMs));
+  return bounds.length ? Math.min(...bounds) / 1000 : null;
+}
+
 /** A server that reads: the primary, or a replica while it is healthy. */
 interface Server {
   name: string;
@@ -225,24 +246,8 @@ export class ReplicaMonitor {
     this.setHealth(replica, health, problem);
   }
 
-  /**
-   * How far behind the primary a replica is: 0 when it holds everything the primary had written at
-   * the last sample. Else the smaller of two bounds on the age of the oldest change it lacks: the
-   * age of the newest sample it has reached (what it lacks was written after that), and the time
-   * since the last commit it replayed, on the primary's clock (what it lacks was committed after
-   * that). The first alone reads a second for a replica a few milliseconds behind a busy primary;
-   * the second alone reads hours for one that lacks only a checkpoint record of an idle one.
-   * Null when neither is known (it reached no sample kept, and replayed no commit).
-   */
   private lagOf(replayed: bigint, replayedAtMs: number | null): number | null {
-    const latest = this.samples.at(-1);
-    if (!latest || replayed >= latest.lsn) return 0;
-    const now = Date.now();
-    const bounds: number[] = [];
-    const reached = this.samples.findLast((sample) => sample.lsn <= replayed);
-    if (reached) bounds.push(now - reached.at);
-    if (replayedAtMs !== null) bounds.push(Math.max(0, now + this.primaryClockOffsetMs - replayedAtMs));
-    return bounds.length ? Math.min(...bounds) / 1000 : null;
+    return replicaLagSeconds(this.samples, replayed, replayedAtMs === null ? null : replayedAtMs - this.primaryClockOffsetMs, Date.now());
   }
 
   private setHealth(replica: Replica, health: ReplicaHealth, problem: string | undefined) {

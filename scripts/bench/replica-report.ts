@@ -31,7 +31,9 @@ function lagLine(lag: LagFigures): string {
     `standby lag max ${fixed(lag.maxLagSeconds, 2)} s, p95 ${fixed(lag.p95LagSeconds, 2)} s (limit ${lag.limitSeconds} s: ${yes(lag.withinLimit)}), ` +
     `bytes behind max ${n(lag.maxBytesBehind)} (p95 ${n(lag.p95BytesBehind)}); behind in ${lag.behind} of ${lag.samples} samples every ${lag.everyMs} ms ` +
     `(largest gap ${lag.maxGapMs} ms, ${lag.unknown} unknown); bounds: replayed position's age max ${fixed(lag.maxPositionAgeSeconds, 2)} s, ` +
-    `since last replayed commit max ${fixed(lag.maxReplayAgeSeconds, 2)} s`
+    `since last replayed commit max ${fixed(lag.maxReplayAgeSeconds, 2)} s` +
+    // absent in runs before 2026-11-27
+    (lag.walBytes === undefined ? "" : `; WAL written ${n(lag.walBytes)} bytes`)
   );
 }
 

@@ -15,6 +15,7 @@
 import crypto from "node:crypto";
 import pg from "pg";
 import { replicaMaxLagSeconds } from "@/lib/config";
+import { parseLsn, replicaLagSeconds } from "@/lib/data/replicas";
 import type { RecordKind } from "@/lib/domain/fields";
 import {
   createPrivateCluster,
@@ -52,12 +53,6 @@ const STOCK_SETTINGS = ["shared_buffers = 128MB", "fsync = on", "synchronous_com
 // ---------------------------------------------------------------------------------------------
 // The standby's lag, read as the product reads it
 
-/** A WAL position ("16/B374D848") as a number of bytes (lib/data/replicas.ts, parseLsn). */
-function parseLsn(text: string): bigint {
-  const [hi, lo] = text.split("/");
-  return (BigInt(`0x${hi}`) << 32n) + BigInt(`0x${lo}`);
-}
-
 function percentile(values: number[], p: number): number {
   if (values.length === 0) return 0;
   const sorted = [...values].sort((a, b) => a - b);
@@ -83,6 +78,8 @@ export interface LagFigures {
   /** pg_wal_lsn_diff(the primary's pg_current_wal_insert_lsn(), the standby's pg_last_wal_replay_lsn()) */
   maxBytesBehind: number;
   p95BytesBehind: number;
+  /** WAL the primary wrote between the first and the last sample (what the standby had to receive and replay) */
+  walBytes: number;
   /** REPLICA_MAX_LAG_SECONDS of the bench's environment (default 5) */
   limitSeconds: number;
   withinLimit: boolean;
@@ -168,22 +165,16 @@ class LagSampler {
       return;
     }
     this.behind++;
-    // ReplicaMonitor.lagOf: the smaller of two bounds on the age of the oldest change it lacks.
+    // The product's own figure (replicaLagSeconds), and each of its two bounds on its own.
     const now = Date.now();
-    const bounds: number[] = [];
+    // The last replayed commit's time on our clock: the primary's clock at its sample gives the offset.
+    const replayedAt = s.replayed_at_ms === null ? null : s.replayed_at_ms - (p.now_ms - at);
+    const lag = replicaLagSeconds(this.positions, replayed, replayedAt, now);
     const reached = this.positions.findLast((position) => position.lsn <= replayed);
-    if (reached) {
-      bounds.push((now - reached.at) / 1000);
-      this.maxPositionAge = Math.max(this.maxPositionAge, (now - reached.at) / 1000);
-    }
-    if (s.replayed_at_ms !== null) {
-      // The primary's clock at its sample, moved on by the time since on ours.
-      const replayAge = Math.max(0, p.now_ms + (now - at) - s.replayed_at_ms) / 1000;
-      bounds.push(replayAge);
-      this.maxReplayAge = Math.max(this.maxReplayAge, replayAge);
-    }
-    if (bounds.length === 0) this.unknown++;
-    else this.lags.push(Math.min(...bounds));
+    if (reached) this.maxPositionAge = Math.max(this.maxPositionAge, (now - reached.at) / 1000);
+    if (replayedAt !== null) this.maxReplayAge = Math.max(this.maxReplayAge, Math.max(0, now - replayedAt) / 1000);
+    if (lag === null) this.unknown++;
+    else this.lags.push(lag);
   }
 
   async stop(): Promise<LagFigures> {
@@ -204,6 +195,7 @@ class LagSampler {
       maxReplayAgeSeconds: round(this.maxReplayAge, 3),
       maxBytesBehind: Math.max(0, ...this.bytes),
       p95BytesBehind: percentile(this.bytes, 95),
+      walBytes: this.positions.length > 1 ? Number(this.positions.at(-1)!.lsn - this.positions[0].lsn) : 0,
       limitSeconds,
       withinLimit: this.unknown === 0 && maxLagSeconds < limitSeconds,
     };

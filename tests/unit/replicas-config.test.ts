@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { replicaMaxLagSeconds, replicaUrls } from "@/lib/config";
 import { configurationProblems } from "@/lib/config-check";
-import { parseLsn } from "@/lib/data/replicas";
+import { parseLsn, replicaLagSeconds } from "@/lib/data/replicas";
 
-/** The settings of docs/replicas.md, "Configuration", and the WAL positions the monitor compares. */
+/** The settings of docs/replicas.md, "Configuration", and the WAL positions and lag the monitor reads ("Health"). */
 
 const PG = "postgres://app:pw@10.0.0.11:5432/disputes";
 
@@ -44,5 +44,33 @@ describe("WAL positions", () => {
     expect(parseLsn("1/0")).toBe(0x100000000n);
     expect(parseLsn("16/B374D848")).toBe(0x16b374d848n);
     expect(parseLsn("1/0") > parseLsn("0/FFFFFFFF")).toBe(true);
+  });
+});
+
+describe("a replica's lag", () => {
+  // the primary's WAL insert positions a second apart, the last one read at t = 10 s
+  const positions = [0, 1, 2, 3].map((i) => ({ lsn: BigInt(1000 * (i + 1)), at: 7_000 + 1000 * i }));
+  const now = 10_050;
+
+  it("is 0 once the replica has replayed what the primary had written at the last check", () => {
+    expect(replicaLagSeconds(positions, 4000n, 9_000, now)).toBe(0);
+    expect(replicaLagSeconds(positions, 4500n, null, now)).toBe(0);
+  });
+
+  it("is the time since its last replayed commit when that is the smaller bound (a busy primary, milliseconds behind)", () => {
+    expect(replicaLagSeconds(positions, 3990n, 10_000, now)).toBeCloseTo(0.05, 5);
+  });
+
+  it("is the age of the newest position it reached when that is smaller (an idle primary's checkpoint record not yet replayed)", () => {
+    expect(replicaLagSeconds(positions, 3990n, 10_050 - 3_600_000, now)).toBeCloseTo(1.05, 5);
+  });
+
+  it("grows while replay is paused, and is unknown when neither bound is", () => {
+    expect(replicaLagSeconds(positions, 1500n, 7_500, now)).toBeCloseTo(2.55, 5);
+    expect(replicaLagSeconds(positions, 500n, null, now)).toBeNull();
+  });
+
+  it("is 0 while no position of the primary is known (nothing says it is behind)", () => {
+    expect(replicaLagSeconds([], 500n, null, now)).toBe(0);
   });
 });
