@@ -28,12 +28,12 @@ import {
   type StatementStats,
   waitForReplay,
 } from "../../tests/helpers/pg-cluster";
-import { apiPath, type BenchClass, benchClasses, type CredentialName, KINDS } from "./classes";
-import { addDays, type BenchFiles } from "./data";
+import { apiPath, type BenchClass, type CredentialName } from "./classes";
+import type { BenchFiles } from "./data";
 import { type Call, type Credential, load, sendOnce, type Stats } from "./http";
 import { type ImportFigures, importMeasured, round } from "./import";
 import type { BenchOptions } from "./options";
-import { type BackendResult, type Cleanup, createCredentials, databaseVersion, readsDuringImport, sample } from "./run";
+import { type BackendResult, classesOf, type Cleanup, createCredentials, readsDuringImport } from "./run";
 import { type RunningServer, startServer } from "./server";
 import { floorStatements, openSql } from "./sql";
 
@@ -649,19 +649,7 @@ async function measure(opts: BenchOptions, files: BenchFiles, cleanup: Cleanup, 
   const records = {} as Record<RecordKind, number>;
   const sqlTotals = new Map<string, number>();
   try {
-    version = await databaseVersion(sql);
-    const samples = { chargeback: await sample(sql, "chargeback"), pre_arbitration: await sample(sql, "pre_arbitration") };
-    for (const kind of KINDS) records[kind] = samples[kind].n;
-    classes = benchClasses({
-      shops,
-      credentials,
-      busyShop: samples.chargeback.busyShop,
-      threeShops: credentials.three.access,
-      acqRefNrs: { chargeback: samples.chargeback.refs, pre_arbitration: samples.pre_arbitration.refs },
-      halfFrom: { chargeback: samples.chargeback.half, pre_arbitration: samples.pre_arbitration.half },
-      recentFrom: addDays(opts.end, -29),
-      end: opts.end,
-    });
+    ({ version, classes } = await classesOf(sql, opts, shops, credentials, records));
     // The exact count of each class, once, for the totals check (no SQL floor in this mode).
     for (const cls of classes) {
       const { count } = floorStatements(cls.selection, "postgres");

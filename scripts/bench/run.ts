@@ -189,6 +189,27 @@ export async function databaseVersion(sql: SqlClient): Promise<string> {
   return String((await sql.all("select version() as v", []))[0].v).split(" on ")[0];
 }
 
+/**
+ * The run's classes, built from what the imported data holds (real reference numbers, the busiest
+ * shop, the half-way date), and the database's version; `records` gets each kind's count.
+ */
+export async function classesOf(sql: SqlClient, opts: BenchOptions, shops: string[], credentials: Record<CredentialName, Credential>, records: Record<RecordKind, number>): Promise<{ version: string; classes: BenchClass[] }> {
+  const version = await databaseVersion(sql);
+  const samples = { chargeback: await sample(sql, "chargeback"), pre_arbitration: await sample(sql, "pre_arbitration") };
+  for (const kind of KINDS) records[kind] = samples[kind].n;
+  const classes = benchClasses({
+    shops,
+    credentials,
+    busyShop: samples.chargeback.busyShop,
+    threeShops: credentials.three.access,
+    acqRefNrs: { chargeback: samples.chargeback.refs, pre_arbitration: samples.pre_arbitration.refs },
+    halfFrom: { chargeback: samples.chargeback.half, pre_arbitration: samples.pre_arbitration.half },
+    recentFrom: addDays(opts.end, -29),
+    end: opts.end,
+  });
+  return { version, classes };
+}
+
 export async function runBackend(backend: Backend, opts: BenchOptions, files: BenchFiles, dir: string, cleanup: Cleanup): Promise<BackendResult> {
   const main = await mainDatabase(backend, dir, cleanup);
   try {
@@ -210,19 +231,7 @@ export async function runBackend(backend: Backend, opts: BenchOptions, files: Be
     let version: string;
     const records = {} as Record<RecordKind, number>;
     try {
-      version = await databaseVersion(sql);
-      const samples = { chargeback: await sample(sql, "chargeback"), pre_arbitration: await sample(sql, "pre_arbitration") };
-      for (const kind of KINDS) records[kind] = samples[kind].n;
-      classes = benchClasses({
-        shops,
-        credentials,
-        busyShop: samples.chargeback.busyShop,
-        threeShops: credentials.three.access,
-        acqRefNrs: { chargeback: samples.chargeback.refs, pre_arbitration: samples.pre_arbitration.refs },
-        halfFrom: { chargeback: samples.chargeback.half, pre_arbitration: samples.pre_arbitration.half },
-        recentFrom: addDays(opts.end, -29),
-        end: opts.end,
-      });
+      ({ version, classes } = await classesOf(sql, opts, shops, credentials, records));
       log(`${backend}: the SQL floor of ${classes.length} classes`);
       for (const cls of classes) floors.set(cls.id, await measureFloor(sql, cls.selection, opts.alone, Math.max(2, opts.seconds)));
     } finally {

@@ -2,14 +2,13 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { parse } from "csv-parse/sync";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CREDENTIALS, type Fixture, type Kind, writeFixture } from "../api/fixture";
 import { signedHeaders } from "../api/harness";
 import { addUser, signIn } from "../helpers/accounts";
 import { type CliResult, runCli } from "../helpers/cli";
 import { tempDir } from "../helpers/db";
-import { createPrivateCluster, createStandby, PG_BIN, type PrivateCluster, resetStatementStats, type Standby, statementsMatching, waitForReplay } from "../helpers/pg-cluster";
+import { createPrivateCluster, createStandby, PG_BIN, type PrivateCluster, query, resetStatementStats, type Standby, statementsMatching, waitForReplay } from "../helpers/pg-cluster";
 import { type Family, parseExposition, sampleValue } from "../helpers/prometheus";
 import { startServer, type TestServer } from "../helpers/server";
 import { writeFile } from "../helpers/webhooks";
@@ -126,16 +125,6 @@ function must(result: CliResult, what: string): CliResult {
   return result;
 }
 
-/** One query on a server's `disputes` database (the test's own connection, not the app's). */
-async function queryOn<R extends pg.QueryResultRow>(url: string, text: string, params: unknown[] = []): Promise<R[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<R>(text, params)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 interface Answer {
   status: number;
@@ -179,6 +168,18 @@ async function ready(baseUrl: string): Promise<Ready> {
 const stateOf = (r: Ready) => r.body.replicas?.[0]?.state;
 /** when a /api/ready answer arrived: a state it shows held at the latest then */
 const answeredAt = (r: Ready) => r.at + r.ms;
+
+/** The first /api/ready answer that shows the replica in `state`, asked every `every` ms for at most `ms`. */
+const readyShowing = (baseUrl: string, state: string, what: string, ms: number, every = 100) =>
+  until(
+    `/api/ready showing the replica ${what}`,
+    async () => {
+      const r = await ready(baseUrl);
+      return stateOf(r) === state ? r : undefined;
+    },
+    ms,
+    every,
+  );
 
 /** /api/ready every 250 ms until stopped: every answer kept, so a fault shows whether readiness ever wavered. */
 function watchReady(baseUrl: string) {
@@ -316,7 +317,7 @@ const p95 = (list: { start: number; end: number }[]) => {
 /** How many records of `kind` match `where`, counted on the primary itself (the test's own connection). */
 async function directCount(url: string, kind: Kind, where: string, params: unknown[]): Promise<number> {
   const table = kind === "chargeback" ? "chargebacks" : "pre_arbitrations";
-  const [{ n }] = await queryOn<{ n: string }>(url, `select count(*)::text as n from ${table} where ${where}`, params);
+  const [{ n }] = await query<{ n: string }>(url, `select count(*)::text as n from ${table} where ${where}`, params);
   return Number(n);
 }
 
@@ -582,10 +583,7 @@ describe.skipIf(!PG_BIN)("read replicas: a private primary with a hot standby", 
         },
         STALE_BOUND_MS,
       );
-      const seenLagging = await until("/api/ready showing the replica lagging", async () => {
-        const r = await ready(server.url);
-        return stateOf(r) === "lagging" ? r : undefined;
-      }, NOTICE_BOUND_MS);
+      const seenLagging = await readyShowing(server.url, "lagging", "lagging", NOTICE_BOUND_MS);
       laggingAt = answeredAt(seenLagging);
       // While it lags, the searches read on the primary and never on the replica.
       const before = await readCounts(server, replicaName);
@@ -598,10 +596,7 @@ describe.skipIf(!PG_BIN)("read replicas: a private primary with a hot standby", 
 
       await standby!.resumeReplay();
       resumedAt = Date.now();
-      const back = await until("/api/ready showing the replica healthy again", async () => {
-        const r = await ready(server.url);
-        return stateOf(r) === "healthy" ? r : undefined;
-      }, RETURN_BOUND_MS, 50);
+      const back = await readyShowing(server.url, "healthy", "healthy again", RETURN_BOUND_MS, 50);
       healthyAt = answeredAt(back);
       // Reads go back to the replica, which now holds the new file too.
       const before2 = await readCounts(server, replicaName);
@@ -682,10 +677,7 @@ describe.skipIf(!PG_BIN)("read replicas: a private primary with a hot standby", 
       const bringBack = await opts.fault();
       awayAt = Date.now();
       downSeenAt = answeredAt(
-        await until("/api/ready showing the replica down", async () => {
-          const r = await ready(server.url);
-          return stateOf(r) === "down" ? r : undefined;
-        }, NOTICE_BOUND_MS, 50),
+        await readyShowing(server.url, "down", "down", NOTICE_BOUND_MS, 50),
       );
       // While it is away, no read goes there: all of them on the primary.
       const before = await readCounts(server, replicaName);
@@ -695,10 +687,7 @@ describe.skipIf(!PG_BIN)("read replicas: a private primary with a hot standby", 
       await bringBack();
       backAt = Date.now();
       healthyAt = answeredAt(
-        await until("/api/ready showing the replica healthy again", async () => {
-          const r = await ready(server.url);
-          return stateOf(r) === "healthy" ? r : undefined;
-        }, RETURN_BOUND_MS, 50),
+        await readyShowing(server.url, "healthy", "healthy again", RETURN_BOUND_MS, 50),
       );
       const before2 = await readCounts(server, replicaName);
       await sleep(1_500);
@@ -873,7 +862,7 @@ describe.skipIf(!PG_BIN)("read replicas: a private primary with a hot standby", 
       claimedAt = await until(
         "the delivery claimed",
         async () => {
-          const rows = await queryOn<{ claimed: boolean }>(primary!.url, "select claim_token is not null as claimed from webhook_deliveries where endpoint_id = $1", [endpointId]);
+          const rows = await query<{ claimed: boolean }>(primary!.url, "select claim_token is not null as claimed from webhook_deliveries where endpoint_id = $1", [endpointId]);
           return rows.some((r) => r.claimed) ? Date.now() : undefined;
         },
         CLAIM_BOUND_MS,

@@ -115,7 +115,8 @@ function postgresDbUrl(url: string): string {
   return u.toString();
 }
 
-async function query<R extends pg.QueryResultRow>(url: string, text: string, params: unknown[] = []): Promise<R[]> {
+/** One query on its own connection (the test's, not an app's): `url` names the server and database. */
+export async function query<R extends pg.QueryResultRow>(url: string, text: string, params: unknown[] = []): Promise<R[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
