@@ -719,7 +719,7 @@ async function measure(opts: BenchOptions, files: BenchFiles, cleanup: Cleanup, 
     databaseVersion: version,
     replicaMaxLagSeconds: replicaMaxLagSeconds(),
     clusters: {
-      note: "private clusters of tests/helpers/pg-cluster.ts on this machine: shared_buffers 16MB, fsync off, synchronous_commit off, full_page_writes off; pg_stat_statements.track all",
+      note: `private clusters of tests/helpers/pg-cluster.ts on this machine with a stock server's settings (${STOCK_SETTINGS.join(", ")}); pg_stat_statements.track all`,
       primary: `127.0.0.1:${primary.port}`,
       standby: replicaName(standby),
     },
