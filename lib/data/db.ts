@@ -142,7 +142,6 @@ export async function openDatabase(url?: string, opts: { readers?: number; serve
     remembered: reads.remembered,
     close: async () => {
       await readers?.close();
-      await routed?.close();
       await db.destroy();
     },
   };
@@ -163,18 +162,4 @@ export function getDb(): Promise<Db> {
   return globalForDb.__disputesDb;
 }
 
-// 57014: a statement cancelled at PG_QUERY_TIMEOUT_SECONDS (statement_timeout).
-const UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "ETIMEDOUT", "EHOSTUNREACH", "57P01", "57P02", "57P03", "57014", "53300", "SQLITE_BUSY", "SQLITE_CANTOPEN"]);
-
-/** True when an error means the database cannot be reached right now (an HTTP 503, not a 500). */
-export function isDatabaseUnavailable(err: unknown): boolean {
-  let e: unknown = err;
-  for (let depth = 0; e && depth < 5; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string" && (UNAVAILABLE_CODES.has(code) || code.startsWith("08"))) return true;
-    const message = (e as { message?: unknown }).message;
-    if (typeof message === "string" && /timeout exceeded when trying to connect|Connection terminated|encountered a connection error and is not queryable|Query read timeout/i.test(message)) return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
-}
+export { isDatabaseUnavailable } from "./unavailable";

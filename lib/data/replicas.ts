@@ -4,6 +4,7 @@ import { currentRequest, errorFields, log } from "@/lib/log";
 import type { ReadServerState } from "@/lib/metrics";
 import { postgresPool, type PostgresPool, postgresReader, type PostgresReader } from "./postgres";
 import type { ReadResult, ReadStatement, Remembered } from "./read";
+import { hasErrorCode, isDatabaseUnavailable } from "./unavailable";
 
 /**
  * Reads on PostgreSQL streaming replicas (docs/replicas.md). With DATABASE_REPLICA_URLS, the
@@ -138,18 +139,16 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Errors after which a batch is read again on another server: the server is gone, frozen, or cancelled the read to replay (a recovery conflict). */
+/**
+ * Errors after which a batch is read again on another server: the server is gone or frozen (it is
+ * left out), or it cancelled the read to replay the primary's changes, a recovery conflict (it is
+ * not). A statement that ran past PG_QUERY_TIMEOUT_SECONDS is not read again: it would take as long
+ * elsewhere.
+ */
 function worthAnotherServer(err: unknown): { down: boolean } | undefined {
-  let e: unknown = err;
-  for (let depth = 0; e && depth < 5; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (code === "40001" || code === "40P01") return { down: false };
-    if (typeof code === "string" && (["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENOTFOUND", "57P01", "57P02", "57P03", "53300"].includes(code) || code.startsWith("08"))) return { down: true };
-    const message = (e as { message?: unknown }).message;
-    if (typeof message === "string" && /timeout exceeded when trying to connect|Connection terminated|not queryable|Query read timeout|no answer within/i.test(message)) return { down: true };
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
+  if (hasErrorCode(err, ["40001", "40P01"])) return { down: false };
+  if (hasErrorCode(err, ["57014"])) return undefined;
+  return isDatabaseUnavailable(err) ? { down: true } : undefined;
 }
 
 /**
@@ -167,8 +166,8 @@ export class ReplicaMonitor {
   private checking: Promise<void> | undefined;
   private next = 0;
   private stopped = false;
-  /** read batches this instance sent the primary while replicas were configured */
-  primaryReads = 0;
+  /** the primary as a read server (replicaReads gives it), for its read count */
+  primaryServer?: Server;
 
   constructor(
     primaryUrl: string,
@@ -323,7 +322,7 @@ export class ReplicaMonitor {
 
   /** The primary and each replica as lib/metrics.ts shows them. */
   readServers(): ReadServerState[] {
-    return [{ server: "primary", reads: this.primaryReads }, ...this.replicas.map((r) => ({ server: r.name, healthy: r.health === "healthy", lagSeconds: r.lagSeconds, reads: r.reads }))];
+    return [{ server: "primary", reads: this.primaryServer?.reads ?? 0 }, ...this.replicas.map((r) => ({ server: r.name, healthy: r.health === "healthy", lagSeconds: r.lagSeconds, reads: r.reads }))];
   }
 
   async stop() {
@@ -385,7 +384,6 @@ export function freshnessWaitMs(): number {
 export interface RoutedReads {
   read(statements: readonly ReadStatement[]): Promise<ReadResult[]>;
   remembered(s: ReadStatement): Remembered | undefined;
-  close(): Promise<void>;
 }
 
 /**
@@ -398,6 +396,7 @@ export async function replicaReads(primaryReader: PostgresReader): Promise<Route
   const monitor = await replicaMonitor();
   if (!monitor) return undefined;
   const primary: Server = { name: "primary", reader: primaryReader, inFlight: 0, reads: 0 };
+  monitor.primaryServer = primary;
   const serverFor = (excluding: ReadonlySet<string>): Server => {
     const context = currentRequest();
     const pinned = context?.readServer === "primary" ? primary : monitor.find(context?.readServer);
@@ -413,7 +412,6 @@ export async function replicaReads(primaryReader: PostgresReader): Promise<Route
         const server = serverFor(tried);
         server.inFlight++;
         server.reads++;
-        if (server === primary) monitor.primaryReads++;
         try {
           return await server.reader.read(statements);
         } catch (err) {
@@ -428,6 +426,5 @@ export async function replicaReads(primaryReader: PostgresReader): Promise<Route
       }
     },
     remembered: (s) => serverFor(new Set()).reader.remembered(s),
-    close: async () => {},
   };
 }
