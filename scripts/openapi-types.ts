@@ -1,6 +1,6 @@
 /**
  * The TypeScript types a client generator (openapi-typescript) makes of the API document
- * (lib/api/openapi.ts), kept in lib/api/client-types.d.ts for typed clients such as openapi-fetch.
+ * (lib/openapi/document.ts), kept in lib/openapi/client-types.d.ts for typed clients such as openapi-fetch.
  * tests/unit/openapi-document.test.ts regenerates them and fails when the kept file differs, so a
  * change to the document comes with its types:
  *
@@ -10,11 +10,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
-import { openApiDocument } from "@/lib/api/openapi";
+import { openApiDocument } from "@/lib/openapi/document";
 
-export const CLIENT_TYPES_FILE = "lib/api/client-types.d.ts";
+export const CLIENT_TYPES_FILE = "lib/openapi/client-types.d.ts";
 
-const HEADER = "// Generated from lib/api/openapi.ts by `npm run openapi:types` (openapi-typescript): do not edit.\n\n";
+const HEADER = "// Generated from lib/openapi/document.ts by `npm run openapi:types` (openapi-typescript): do not edit.\n\n";
 
 /** The types of `document` (by default the one the server serves at /api/openapi.json), as the kept file holds them. */
 export async function clientTypes(document: object = openApiDocument()): Promise<string> {

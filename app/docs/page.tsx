@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { openApiDocument } from "@/lib/api/openapi";
+import { openApiDocument } from "@/lib/openapi/document";
 
 export const metadata: Metadata = { title: "API reference" };
 

@@ -8,7 +8,7 @@ import { formatAmount, formatDate, formatText } from "@/components/shared/format
 
 /**
  * Columns for the fields that need no special rendering, derived from the field definitions so
- * that every field of SPEC.md 2.2 / 2.3 is selectable in the column menu.
+ * that every field of a record (docs/api.md, "Response body") is selectable in the column menu.
  */
 
 // Each column has its own value type; like TanStack's helper.columns, a list of them holds `any`.

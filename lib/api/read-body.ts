@@ -1,6 +1,7 @@
+import { LIMITS } from "@/lib/schemas/search";
 import { ApiError } from "./problem";
 
-export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = LIMITS.bodyBytesMax;
 
 /** 415 unless the body is declared as JSON in UTF-8 (a charset parameter is optional). */
 export function checkContentType(header: string | null): void {

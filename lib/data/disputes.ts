@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import { dayNumber } from "@/lib/domain/calendar";
 import { type CurrentItem, disputeState } from "@/lib/domain/deadlines";
-import { RECORD_KINDS, type RecordKind } from "@/lib/domain/kinds";
+import type { RecordKind } from "@/lib/domain/kinds";
 import type { Dialect } from "./dialect";
 import { type Database, RECORD_TABLES } from "./schema";
 
@@ -52,19 +52,11 @@ type DisputeValues = [shop: string, acqRef: string, kind: RecordKind, recordId: 
  * kind, base day and ID the row keeps) and the greatest of the new ones, and records never change;
  * so the refresh reads only the new records and their disputes' rows, never a dispute's earlier
  * records (looking those up again cost the import a third of its speed). The order of the ranges
- * does not matter either, which is how rebuildDisputes builds the table from scratch.
+ * does not matter either.
  */
 export async function refreshDisputes(db: Kysely<Database>, dialect: Dialect, kind: RecordKind, firstId: number, lastId: number): Promise<void> {
   for (let from = firstId; from <= lastId; from += CHUNK_IDS) {
     await refreshChunk(db, dialect, kind, from, Math.min(lastId, from + CHUNK_IDS - 1));
-  }
-}
-
-/** Builds the disputes of every record there is (migration 008, for databases that hold records). */
-export async function rebuildDisputes(db: Kysely<Database>, dialect: Dialect): Promise<void> {
-  for (const kind of RECORD_KINDS) {
-    const max = await db.selectFrom(RECORD_TABLES[kind]).select((eb) => eb.fn.max("id").as("max")).executeTakeFirst();
-    await refreshDisputes(db, dialect, kind, 1, Number(max?.max ?? 0));
   }
 }
 

@@ -49,7 +49,7 @@ export const DEFAULT_ACQUIRER_DAYS: DayTable = {
 
 export const DEFAULT_DUE_SOON_DAYS = 3;
 
-/** Supporting documents may arrive up to this many days after chb_proc_date (SPEC 2.2.1). */
+/** Supporting documents may arrive up to this many days after chb_proc_date (docs/api.md, "Response body"). */
 export const DOCUMENTS_ARRIVE_WITHIN_DAYS = 8;
 
 export const DEFAULT_DEADLINE_CONFIG: DeadlineConfig = {

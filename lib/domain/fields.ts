@@ -1,7 +1,7 @@
 import type { RecordKind } from "./kinds";
 
 /**
- * The record fields of SPEC.md 2.2 and 2.3, declared once. Import validation, the database
+ * The record fields of both kinds (docs/api.md, "Response body"), declared once. Import validation, the database
  * columns, the JSON serializer, the CSV export and the detail drawer are all derived from these
  * lists, so a field's kind and order live in exactly one place.
  */
@@ -68,7 +68,7 @@ const f = (name: string, kind: FieldKind, label: string, opts: Partial<FieldDef>
 const req = { required: true } as const;
 const fromName = { required: true, fromFileName: true } as const;
 
-/** Longest text cell the import accepts where SPEC.md gives no limit. */
+/** Longest text cell the import accepts where the acquirer's file description gives no limit (docs/api.md, "Import of acquirer files"). */
 export const DEFAULT_MAX_TEXT = 1000;
 
 export const CHARGEBACK_FIELDS = [

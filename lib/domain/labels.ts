@@ -1,5 +1,6 @@
 /**
- * Plain meanings of the coded fields (SPEC.md 2.2.1 to 2.2.3), declared once for the grid, the
+ * Plain meanings of the coded fields (function code, documents and reversal indicators; docs/api.md,
+ * "Response body"), declared once for the grid, the
  * drawer and the export's readers.
  */
 

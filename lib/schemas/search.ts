@@ -61,6 +61,8 @@ export const LIMITS = {
   pageMax: 1_000_000,
   arrayItemsMax: 1000,
   stringMax: 100,
+  /** A request body's size, in bytes (1 MiB). */
+  bodyBytesMax: 1024 * 1024,
 } as const;
 
 /**

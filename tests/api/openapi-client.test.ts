@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import createClient from "openapi-fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { components, paths } from "@/lib/api/client-types";
+import type { components, paths } from "@/lib/openapi/client-types";
 import { CLIENT_TYPES_FILE, clientTypes } from "../../scripts/openapi-types";
 import { backends, dropCreatedDatabases } from "../helpers/db";
 import { CREDENTIALS, modelSearch, publicRecord } from "./fixture";
@@ -10,7 +10,7 @@ import { type ApiEnv, setupApiEnv, signedHeaders } from "./harness";
 
 /**
  * A client generated from the document the server serves (openapi-typescript's types, kept in
- * lib/api/client-types.d.ts, and openapi-fetch) calls the real server as any integrator's would:
+ * lib/openapi/client-types.d.ts, and openapi-fetch) calls the real server as any integrator's would:
  * a signed search (docs/api.md, "Authentication") and a refused one, against `next start`.
  */
 
@@ -33,7 +33,7 @@ describe.each(backends)("a client generated from /api/openapi.json on $name", (b
   /** The client, at the document's own server ("/", so the host that served it). */
   const client = () => createClient<paths>({ baseUrl: new URL(document.servers[0].url, env.server.url).href.replace(/\/$/, "") });
 
-  it("is the one kept in lib/api/client-types.d.ts: the served document generates the same types", async () => {
+  it("is the one kept in lib/openapi/client-types.d.ts: the served document generates the same types", async () => {
     expect(await clientTypes(document)).toBe(fs.readFileSync(path.join(ROOT, CLIENT_TYPES_FILE), "utf8"));
   });
 

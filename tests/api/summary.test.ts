@@ -142,7 +142,7 @@ describe.each(backends)("summaries on $name", (backend) => {
     });
 
     it(`answers the report's ${kind} pairs of value dimensions (stored pairs of record_sums) as the model does`, async () => {
-      // Every pair of the report's value dimensions (issue 23), typed out; both orders.
+      // Every pair of the report's value dimensions (docs/api.md, "Summaries"), typed out; both orders.
       const values = kind === "chargeback" ? ["merchant_id", "card_type", "reason_code", "function_code"] : ["merchant_id", "case_stage"];
       const pairs = values.flatMap((a, i) => values.slice(i + 1).flatMap((b) => [[a, b], [b, a]]));
       // Days at the start, whole months, the open month (2026-03) read by day, and a scope.

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 /**
  * Every rule the code cites is in the repository: a comment that cites `docs/<file>.md, "<Heading>"`
  * names a file of docs/ and one of its headings, and nothing cites the outside rule set by its
- * section numbers. Renaming a heading without its citations fails here.
+ * section numbers, nor the acquirer's service description or a numbered work item. Renaming a heading without its citations fails here.
  */
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -52,6 +52,16 @@ describe("citations of the docs", () => {
       return !known.get(doc)!.has(heading);
     });
     expect(missing.map((c) => `${c.file}: docs/${c.doc}.md, "${c.heading}"`)).toEqual([]);
+  });
+
+  it("never cites a document outside the repository, nor a numbered work item", () => {
+    // The acquirer's service description and the contract are not in the repository: a comment, a
+    // message or a document that says "SPEC 2.2" or "issue 23" sends its reader nowhere.
+    const outsideRef = /\bSPEC(?:\.md|\s+\d)|\b[Ii]ssue \d+\b/;
+    const self = (file: string) => file.endsWith("doc-citations.test.ts");
+    const documents = [...fs.readdirSync(path.join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => path.join(ROOT, "docs", f)), path.join(ROOT, "README.md")];
+    const offending = [...files, ...documents].filter((file) => !self(file) && outsideRef.test(fs.readFileSync(file, "utf8")));
+    expect(offending.map((f) => path.relative(ROOT, f))).toEqual([]);
   });
 
   it("never cites the outside contract by section number", () => {

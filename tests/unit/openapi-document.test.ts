@@ -2,13 +2,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { describe, expect, it } from "vitest";
-import { openApiDocument } from "@/lib/api/openapi";
+import { openApiDocument } from "@/lib/openapi/document";
 import { CLIENT_TYPES_FILE, clientTypes } from "../../scripts/openapi-types";
 
 /**
  * The document at /api/openapi.json (docs/api.md, "Endpoints") is one client generators take as it
  * is: it lints clean under Redocly's recommended rules, every operation has a stable operationId,
- * and the client types kept in lib/api/client-types.d.ts are what it generates today.
+ * and the client types kept in lib/openapi/client-types.d.ts are what it generates today.
  */
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -36,7 +36,7 @@ describe("the OpenAPI document", () => {
     });
   });
 
-  it("generates exactly the client types kept in lib/api/client-types.d.ts (else run npm run openapi:types)", async () => {
+  it("generates exactly the client types kept in lib/openapi/client-types.d.ts (else run npm run openapi:types)", async () => {
     const kept = fs.readFileSync(path.join(ROOT, CLIENT_TYPES_FILE), "utf8");
     expect(await clientTypes(), `${CLIENT_TYPES_FILE} is stale: run npm run openapi:types and commit it`).toBe(kept);
   });

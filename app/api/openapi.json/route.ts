@@ -1,4 +1,4 @@
-import { openApiDocument } from "@/lib/api/openapi";
+import { openApiDocument } from "@/lib/openapi/document";
 
 /** The OpenAPI 3.1 document, served without authentication (docs/api.md, "Endpoints"). */
 export function GET() {

@@ -5,7 +5,6 @@ import { worklistPageSchema, worklistRequestSchema } from "@/lib/schemas/worklis
 import { OVERVIEW_PARTS, overviewRequestSchema, overviewResponseSchema } from "@/lib/schemas/overview";
 import { shopsRequestSchema, shopsResponseSchema } from "@/lib/schemas/shops";
 import { chargebackSummaryResponseSchema, chargebackSummarySchema, MAX_GROUPS, preArbitrationSummaryResponseSchema, preArbitrationSummarySchema } from "@/lib/schemas/summary";
-import { MAX_BODY_BYTES } from "./read-body";
 
 /**
  * The OpenAPI 3.1 document, generated from the same zod schemas that validate requests and
@@ -65,7 +64,7 @@ function operation(operationId: string, summary: string, description: string, re
         "401": problem("Authentication failed: missing or malformed headers, unknown shop, wrong signature or reused nonce (one identical body for all)"),
         "403": problem("shop_codes names a shop outside the caller's access list, or a cookie-authenticated request came from another origin"),
         "405": problem("A method other than POST", { Allow: { description: "Always POST", schema: { type: "string", const: "POST" } } }),
-        "413": problem(`A body over ${MAX_BODY_BYTES} bytes (1 MiB)`),
+        "413": problem(`A body over ${LIMITS.bodyBytesMax} bytes (1 MiB)`),
         "415": problem("A content type other than application/json, or a charset other than utf-8"),
         "429": problem("More requests from one credential than the rate limit (RATE_LIMIT_PER_MINUTE, default 6000 per minute)", retryAfter),
         "500": problem("An unexpected error; the body never holds internals"),
@@ -88,7 +87,7 @@ const RULES = [
 
 const EXTENSIONS_TAG = {
   name: "Extensions",
-  description: "Endpoints this service adds to the seed API of the acquirer's specification (SPEC.md); the seed endpoints are unchanged.",
+  description: "Endpoints this service adds to the two record searches (summaries, worklist, overview); the searches are unchanged by them.",
 };
 
 function summaryOperation(operationId: string, kind: string, request: JsonObject, response: JsonObject) {
@@ -126,7 +125,7 @@ function summaryPaths(schemas: JsonObject) {
   };
 }
 
-/** The worklist (docs/api.md, "Worklist"), an extension of the seed API (SPEC.md describes the two searches only). */
+/** The worklist (docs/api.md, "Worklist"), an extension beside the two searches. */
 function worklistPath(schemas: JsonObject): JsonObject {
   const op = operation(
     "listWorklist",
@@ -226,8 +225,8 @@ export function openApiDocument(): JsonObject {
     // Relative to the document's own address: each deployment (and a test server) is "this server".
     servers: [{ url: "/", description: "This server: the host that serves this document" }],
     paths: {
-      "/api/chargeback": operation("searchChargebacks", "Search chargebacks", "Returns a page of chargeback records (SPEC 2.2).", cbRequest, cbPage),
-      "/api/pre_arbitration": operation("searchPreArbitrations", "Search pre-arbitration cases", "Returns a page of pre-arbitration records (SPEC 2.3).", paRequest, paPage),
+      "/api/chargeback": operation("searchChargebacks", "Search chargebacks", "Returns a page of chargeback records. Fields and how they are written: docs/api.md, \"Response body\".", cbRequest, cbPage),
+      "/api/pre_arbitration": operation("searchPreArbitrations", "Search pre-arbitration cases", "Returns a page of pre-arbitration records. Fields and how they are written: docs/api.md, \"Response body\".", paRequest, paPage),
       ...summaryPaths(schemas),
       ...worklistPath(schemas),
       ...overviewPath(schemas),

@@ -1,4 +1,4 @@
-// Generated from lib/api/openapi.ts by `npm run openapi:types` (openapi-typescript): do not edit.
+// Generated from lib/openapi/document.ts by `npm run openapi:types` (openapi-typescript): do not edit.
 
 export interface paths {
     "/api/chargeback": {
@@ -12,7 +12,7 @@ export interface paths {
         put?: never;
         /**
          * Search chargebacks
-         * @description Returns a page of chargeback records (SPEC 2.2).
+         * @description Returns a page of chargeback records. Fields and how they are written: docs/api.md, "Response body".
          */
         post: operations["searchChargebacks"];
         delete?: never;
@@ -32,7 +32,7 @@ export interface paths {
         put?: never;
         /**
          * Search pre-arbitration cases
-         * @description Returns a page of pre-arbitration records (SPEC 2.3).
+         * @description Returns a page of pre-arbitration records. Fields and how they are written: docs/api.md, "Response body".
          */
         post: operations["searchPreArbitrations"];
         delete?: never;
