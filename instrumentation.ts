@@ -5,7 +5,7 @@
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME === "nodejs") {
-    const { getDb } = await import("@/lib/data/db");
+    const { getDb } = await import("@/lib/data/connection/db");
     await getDb().catch((err: unknown) => {
       // The server still starts; requests answer 503 until the database can be reached.
       console.error("database not ready at start:", err instanceof Error ? err.message : err);
@@ -22,7 +22,7 @@ export async function register() {
         return { webhooks, mail };
       });
       // With DATABASE_REPLICA_URLS: each replica's state and lag, and where reads went (docs/replicas.md).
-      const { readServerStates } = await import("@/lib/data/replicas");
+      const { readServerStates } = await import("@/lib/data/connection/replicas");
       const { setReadServerReader } = await import("@/lib/metrics");
       setReadServerReader(readServerStates);
       const { startWebhookDispatcher } = await import("@/lib/webhooks/dispatcher");

@@ -1,6 +1,6 @@
 import { replicaMaxLagSeconds, replicaUrls, authFailuresPerMinute, ConfigError, databaseTarget, flag, importInbox, logLevel, loginLimits, pgQueryTimeoutSeconds, rateLimitPerMinute, shutdownSettings, mailConfig, mailRetrySeconds, metricsToken, trustProxy, webhookRetrySeconds, wholeNumber } from "@/lib/config";
 import { sessionTtlMs } from "@/lib/auth/sessions";
-import { sqliteReaderCount } from "@/lib/data/sqlite-readers";
+import { sqliteReaderCount } from "@/lib/data/connection/sqlite-readers";
 import { deadlineConfigFromEnv } from "@/lib/domain/deadlines";
 
 type Env = Record<string, string | undefined>;

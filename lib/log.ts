@@ -18,7 +18,7 @@ export interface RequestContext {
   https: boolean;
   /** who is calling, once authenticated: `shop:<code>` or `user:<id>`, for the access line */
   principal?: string;
-  /** the database server this request reads on, once its first read chose one (lib/data/replicas.ts) */
+  /** the database server this request reads on, once its first read chose one (lib/data/connection/replicas.ts) */
   readServer?: string;
 }
 

@@ -26,7 +26,7 @@ export interface Backlogs {
   mail: number;
 }
 
-/** A read server as the metrics show it (lib/data/replicas.ts): the primary, or one replica. */
+/** A read server as the metrics show it (lib/data/connection/replicas.ts): the primary, or one replica. */
 export interface ReadServerState {
   /** "primary", or a replica's host:port */
   server: string;

@@ -18,8 +18,8 @@ import { AccountError, checkPassword, createShop, createUser, listShops, normali
 import { checkShopCode } from "@/lib/auth/access";
 import { keyFilePath } from "@/lib/auth/secrets";
 import { ConfigError, databaseTarget, mailConfig } from "@/lib/config";
-import { BackupError, backupPaths, backupSqlite, refuseTakenPaths } from "@/lib/data/backup";
-import { isDatabaseUnavailable, openDatabase } from "@/lib/data/db";
+import { BackupError, backupPaths, backupSqlite, refuseTakenPaths } from "@/lib/data/connection/backup";
+import { isDatabaseUnavailable, openDatabase } from "@/lib/data/connection/db";
 import { sendNow } from "@/lib/mail/dispatcher";
 import { composeDueDigests } from "@/lib/mail/digests";
 import { changeMailSettings, mailUserByEmail, mailUsers } from "@/lib/mail/settings";

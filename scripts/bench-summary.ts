@@ -14,7 +14,7 @@
 import crypto from "node:crypto";
 import http from "node:http";
 import { createShop } from "@/lib/auth/accounts";
-import { openDatabase } from "@/lib/data/db";
+import { openDatabase } from "@/lib/data/connection/db";
 import { type Call, type Credential, send } from "./bench/http";
 import { startServer } from "./bench/server";
 

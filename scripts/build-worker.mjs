@@ -1,4 +1,4 @@
-// Bundles the SQLite reader thread (lib/data/sqlite-reader.worker.ts and what it imports), the
+// Bundles the SQLite reader thread (lib/data/connection/sqlite-reader.worker.ts and what it imports), the
 // import's parsing thread (lib/import/parse.worker.ts) and the production server (server/main.ts)
 // into plain JavaScript files, so that none needs a TypeScript loader at run time. next.config.mjs
 // runs it for `next build` and `next dev` (not when the production server loads it);
@@ -14,7 +14,7 @@ export const PARSE_WORKER_BUNDLE = ".worker/parse.worker.cjs";
 export function buildWorker(root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")) {
   buildSync({
     absWorkingDir: root,
-    entryPoints: ["lib/data/sqlite-reader.worker.ts"],
+    entryPoints: ["lib/data/connection/sqlite-reader.worker.ts"],
     outfile: WORKER_BUNDLE,
     bundle: true,
     platform: "node",

@@ -23,7 +23,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { createShop, createUser, findShopCredential, verifyUserLogin } from "@/lib/auth/accounts";
 import { ConfigError, databaseTarget } from "@/lib/config";
-import { type Db, openDatabase } from "@/lib/data/db";
+import { type Db, openDatabase } from "@/lib/data/connection/db";
 import { addDays, dayNumber, daysBetween, utcToday } from "@/lib/domain/calendar";
 import { DEMO_SHOPS, generateDemoFiles } from "@/lib/demo/generate";
 import { importPaths } from "@/lib/import";

@@ -3,7 +3,7 @@
  * order, into the database DATABASE_URL names (docs/api.md, "Import of acquirer files"). Exit 0 when no file was refused.
  * Standard output holds the lines that section describes; standard error one JSON line per file ("import file").
  */
-import { openDatabase } from "@/lib/data/db";
+import { openDatabase } from "@/lib/data/connection/db";
 import { importPaths, logImportFile } from "@/lib/import";
 import { stderrLog } from "@/lib/log";
 

@@ -19,7 +19,7 @@ import os from "node:os";
 import path from "node:path";
 import { createShop, createUser } from "@/lib/auth/accounts";
 import { createSession, SESSION_COOKIE } from "@/lib/auth/sessions";
-import { openDatabase } from "@/lib/data/db";
+import { openDatabase } from "@/lib/data/connection/db";
 import { generateDemoFiles } from "@/lib/demo/generate";
 import { type Credential, send } from "./bench/http";
 import { freshDatabase, importMeasured } from "./bench/import";

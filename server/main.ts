@@ -179,7 +179,7 @@ async function main() {
   }
 
   async function closeResources() {
-    // The database pools and reader threads (lib/data/db.ts keeps them on globalThis).
+    // The database pools and reader threads (lib/data/connection/db.ts keeps them on globalThis).
     const shared = globalThis as unknown as { __disputesDb?: Promise<{ close(): Promise<void> }> };
     try {
       const db = await shared.__disputesDb?.catch(() => undefined);

@@ -6,7 +6,7 @@ import { requestIsHttps, safeNextPath } from "@/lib/auth/current-user";
 import { verifyUserLogin } from "@/lib/auth/accounts";
 import { createSession, deleteSession, SESSION_COOKIE_NAMES, sessionCookieName, sessionTokenFrom } from "@/lib/auth/sessions";
 import { countLoginAttempt, noteLoginSuccess, purgeLoginAttempts } from "@/lib/auth/login-throttle";
-import { getDb } from "@/lib/data/db";
+import { getDb } from "@/lib/data/connection/db";
 import { currentRequest, errorFields, log, notePrincipal } from "@/lib/log";
 
 export interface LoginState {

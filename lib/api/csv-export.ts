@@ -2,7 +2,7 @@ import "server-only";
 import { stringify } from "csv-stringify/sync";
 import { readCookie } from "@/lib/auth/request-auth";
 import { findSession, sessionTokenFrom } from "@/lib/auth/sessions";
-import { getDb } from "@/lib/data/db";
+import { getDb } from "@/lib/data/connection/db";
 import { currentRequest, errorFields, log } from "@/lib/log";
 import { ApiError } from "./problem";
 import { throttledAuthentication } from "./route";

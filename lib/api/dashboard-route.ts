@@ -1,7 +1,7 @@
 import "server-only";
 import { isSameOrigin, readCookie } from "@/lib/auth/request-auth";
 import { findSession, sessionTokenFrom } from "@/lib/auth/sessions";
-import { getDb } from "@/lib/data/db";
+import { getDb } from "@/lib/data/connection/db";
 import type { FieldError } from "@/lib/schemas/search";
 import { ApiError, problemResponse } from "./problem";
 import { rateLimitWait } from "./rate-limit";

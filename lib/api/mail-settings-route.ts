@@ -1,5 +1,5 @@
 import "server-only";
-import { getDb } from "@/lib/data/db";
+import { getDb } from "@/lib/data/connection/db";
 import { mailEnabled } from "@/lib/config";
 import { changeMailSettings, mailUser } from "@/lib/mail/settings";
 import { type MailSettings, parseMailSettingsPatch } from "@/lib/schemas/mail-settings";

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { authFailuresPerMinute, rateLimitPerMinute } from "@/lib/config";
-import type { Db } from "@/lib/data/db";
+import type { Db } from "@/lib/data/connection/db";
 
 /**
  * The API's limits (docs/api.md, "Rate limits"):

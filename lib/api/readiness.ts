@@ -1,5 +1,5 @@
-import { getDb } from "@/lib/data/db";
-import { startedReplicaMonitor } from "@/lib/data/replicas";
+import { getDb } from "@/lib/data/connection/db";
+import { startedReplicaMonitor } from "@/lib/data/connection/replicas";
 import { isDraining } from "@/lib/server-state";
 
 /**

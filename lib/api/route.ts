@@ -1,6 +1,6 @@
 import "server-only";
-import { getDb, isDatabaseUnavailable } from "@/lib/data/db";
-import { searchRecords } from "@/lib/data/search";
+import { getDb, isDatabaseUnavailable } from "@/lib/data/connection/db";
+import { searchRecords } from "@/lib/data/queries/search";
 import type { RecordKind } from "@/lib/domain/fields";
 import { authenticate, type Caller } from "@/lib/auth/request-auth";
 import { currentRequest, errorFields, log, notePrincipal } from "@/lib/log";

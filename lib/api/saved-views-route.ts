@@ -1,5 +1,5 @@
 import "server-only";
-import { createSavedView, listSavedViews, removeSavedView, type SavedViewError, type SavedViewResult, updateSavedView } from "@/lib/data/saved-views";
+import { createSavedView, listSavedViews, removeSavedView, type SavedViewError, type SavedViewResult, updateSavedView } from "@/lib/data/user-state/saved-views";
 import { parseCreateView, parseDeleteView, parseUpdateView } from "@/lib/schemas/saved-views";
 import { routeWith, dashboardUser, postedBody } from "./dashboard-route";
 import { ApiError } from "./problem";

@@ -1,9 +1,9 @@
-import { contentJson, recordJson } from "@/lib/data/record-json";
+import { contentJson, recordJson } from "@/lib/data/connection/record-json";
 import type { RecordKind } from "@/lib/domain/fields";
 
 /**
  * The page envelope (docs/api.md, "Response body") around a `contentJson` array, whose records the
- * data module wrote (lib/data/record-json.ts). Around bytes it is the envelope's three parts, sent
+ * data module wrote (lib/data/connection/record-json.ts). Around bytes it is the envelope's three parts, sent
  * one after the other: no copy of a page of up to 1.5 MB.
  */
 export function envelopeJson(content: string, totalPages: number, totalElements: number): string;

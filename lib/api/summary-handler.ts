@@ -1,5 +1,5 @@
 import "server-only";
-import { summarize } from "@/lib/data/summary";
+import { summarize } from "@/lib/data/queries/summary";
 import type { RecordKind } from "@/lib/domain/fields";
 import { MAX_GROUPS, parseSummaryRequest } from "@/lib/schemas/summary";
 import { ApiError } from "./problem";

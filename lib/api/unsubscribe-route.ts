@@ -1,6 +1,6 @@
 import "server-only";
 import { AccountError } from "@/lib/auth/accounts";
-import { getDb } from "@/lib/data/db";
+import { getDb } from "@/lib/data/connection/db";
 import { changeMailSettings, OFF } from "@/lib/mail/settings";
 import { readUnsubscribeToken } from "@/lib/mail/unsubscribe";
 import type { MailKind, MailSettingsPatch } from "@/lib/schemas/mail-settings";

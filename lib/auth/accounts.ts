@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { Database } from "@/lib/data/schema";
+import type { Database } from "@/lib/data/connection/schema";
 import { AccountError, checkShopCode, parseAccessList } from "./access";
 import { dummyPasswordHash, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "./passwords";
 import { decryptSecret, encryptSecret } from "./secrets";

@@ -4,7 +4,7 @@ import { flag } from "@/lib/config";
 import { currentRequest } from "@/lib/log";
 import { redirect } from "next/navigation";
 import { cache } from "react";
-import { getDb } from "@/lib/data/db";
+import { getDb } from "@/lib/data/connection/db";
 import { findSession, sessionTokenFrom } from "./sessions";
 
 /** The signed-in dashboard user, read from the session cookie and checked against the database. */

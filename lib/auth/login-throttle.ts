@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { loginLimits } from "@/lib/config";
-import type { Db } from "@/lib/data/db";
+import type { Db } from "@/lib/data/connection/db";
 
 /**
  * Sign-in throttling (docs/api.md, "Dashboard sign-in"). Every attempt is counted BEFORE the

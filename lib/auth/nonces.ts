@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { Database } from "@/lib/data/schema";
+import type { Database } from "@/lib/data/connection/schema";
 
 /** Nonces are remembered for at least 24 hours, in the database so every instance shares them. */
 export const NONCE_RETENTION_MS = 25 * 60 * 60 * 1000;

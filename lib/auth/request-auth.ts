@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { Database } from "@/lib/data/schema";
+import type { Database } from "@/lib/data/connection/schema";
 import { findShopCredential } from "./accounts";
 import { AuthError } from "./auth-error";
 import { spendNonce } from "./nonces";

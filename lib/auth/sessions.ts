@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import type { Kysely } from "kysely";
 import { ConfigError } from "@/lib/config";
-import type { Database } from "@/lib/data/schema";
+import type { Database } from "@/lib/data/connection/schema";
 import { parseAccessList } from "./access";
 
 /**

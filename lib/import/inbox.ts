@@ -3,7 +3,7 @@ import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { sql } from "kysely";
 import { importInbox } from "@/lib/config";
-import { type Db, isDatabaseUnavailable, openDatabase } from "@/lib/data/db";
+import { type Db, isDatabaseUnavailable, openDatabase } from "@/lib/data/connection/db";
 import { errorFields, log } from "@/lib/log";
 import { type FileOutcome, readError } from "./import-file";
 import { importInServer } from "./index";

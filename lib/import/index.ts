@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { sql } from "kysely";
-import { analyze, type Db } from "@/lib/data/db";
+import { analyze, type Db } from "@/lib/data/connection/db";
 import type { Logger } from "pino";
 import { log as serverLog } from "@/lib/log";
 import { countImportedFile } from "@/lib/metrics";

@@ -1,6 +1,6 @@
 import { CompiledQuery, type Kysely } from "kysely";
-import type { Db } from "@/lib/data/db";
-import type { Database, RecordTable } from "@/lib/data/schema";
+import type { Db } from "@/lib/data/connection/db";
+import type { Database, RecordTable } from "@/lib/data/connection/schema";
 import type { RowValues } from "./validate";
 
 /**

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { parseAccessList } from "@/lib/auth/access";
 import { mailConfig } from "@/lib/config";
-import type { Database } from "@/lib/data/schema";
+import type { Database } from "@/lib/data/connection/schema";
 import type { RecordKind } from "@/lib/domain/kinds";
 import { alertFacts } from "./facts";
 import { storeMessage } from "./store";

@@ -1,9 +1,9 @@
 import { type Kysely, sql } from "kysely";
-import { getDb } from "@/lib/data/db";
-import type { Dialect } from "@/lib/data/dialect";
-import type { Database } from "@/lib/data/schema";
-import { inList } from "@/lib/data/sql";
-import { worklistPage } from "@/lib/data/worklist";
+import { getDb } from "@/lib/data/connection/db";
+import type { Dialect } from "@/lib/data/connection/dialect";
+import type { Database } from "@/lib/data/connection/schema";
+import { inList } from "@/lib/data/connection/sql";
+import { worklistPage } from "@/lib/data/queries/worklist";
 import { addDays } from "@/lib/domain/calendar";
 import { type DeadlineConfig, deadlineConfigFromEnv } from "@/lib/domain/deadlines";
 import { KINDS, RECORD_KINDS, type RecordKind } from "@/lib/domain/kinds";
@@ -14,7 +14,7 @@ import { DIGEST_LISTED, type DigestFacts, type DigestItem, DUE_BANDS, type NewOf
 
 /**
  * A digest's facts (docs/mail.md, "What a digest says"). The due disputes come from the worklist's
- * own query (lib/data/worklist.ts) and the new records from the records themselves, so the counts
+ * own query (lib/data/queries/worklist.ts) and the new records from the records themselves, so the counts
  * agree with the worklist and the searches for the same shops and dates. Server side only.
  */
 

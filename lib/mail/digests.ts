@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { Database } from "@/lib/data/schema";
+import type { Database } from "@/lib/data/connection/schema";
 import type { RecordKind } from "@/lib/domain/kinds";
 import { digestFacts, marksAtCreation, recordMarks } from "./digest-facts";
 import { duePeriod, localDate } from "./schedule";

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { type MailConfig, mailConfig, mailRetrySeconds } from "@/lib/config";
-import { type Db, isDatabaseUnavailable, openDatabase } from "@/lib/data/db";
-import { freshnessWaitMs, replicasCaughtUp } from "@/lib/data/replicas";
+import { type Db, isDatabaseUnavailable, openDatabase } from "@/lib/data/connection/db";
+import { freshnessWaitMs, replicasCaughtUp } from "@/lib/data/connection/replicas";
 import { errorFields, log } from "@/lib/log";
 import { countMailAttempt } from "@/lib/metrics";
 import { composeDueDigests } from "./digests";

@@ -1,4 +1,4 @@
-import { recordJson } from "@/lib/data/record-json";
+import { recordJson } from "@/lib/data/connection/record-json";
 import { FIELDS_BY_KIND } from "@/lib/domain/fields";
 import { KINDS, RECORD_KINDS, type RecordKind } from "@/lib/domain/kinds";
 import type { DigestFrequency } from "@/lib/schemas/mail-settings";

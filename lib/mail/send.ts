@@ -2,7 +2,7 @@ import os from "node:os";
 import type { Kysely } from "kysely";
 import nodemailer from "nodemailer";
 import type { MailConfig } from "@/lib/config";
-import type { Database } from "@/lib/data/schema";
+import type { Database } from "@/lib/data/connection/schema";
 import { renderMessage } from "./render";
 import { mailUser } from "./settings";
 import type { ClaimedMessage, SendOutcome } from "./store";

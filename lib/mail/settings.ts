@@ -1,9 +1,9 @@
 import type { Kysely } from "kysely";
 import { AccountError, normaliseEmail } from "@/lib/auth/accounts";
 import { parseAccessList } from "@/lib/auth/access";
-import type { Db } from "@/lib/data/db";
-import type { Database } from "@/lib/data/schema";
-import { changingUser } from "@/lib/data/user-write";
+import type { Db } from "@/lib/data/connection/db";
+import type { Database } from "@/lib/data/connection/schema";
+import { changingUser } from "@/lib/data/user-state/user-write";
 import { DEFAULT_MAIL_SETTINGS, DIGEST_FREQUENCIES, type DigestFrequency, type MailKind, type MailSettings, type MailSettingsPatch } from "@/lib/schemas/mail-settings";
 
 /**
@@ -82,7 +82,7 @@ async function dropUnsent(trx: Kysely<Database>, userId: number, kind: MailKind,
 /**
  * Applies a change to a user's settings in one transaction, serialised with the user's other
  * changes (a settings page and an unsubscribe link at once, or an import's write lock on SQLite:
- * lib/data/user-write.ts), and answers the settings now.
+ * lib/data/user-state/user-write.ts), and answers the settings now.
  */
 export async function changeMailSettings(database: Pick<Db, "db" | "dialect" | "sqlite">, userId: number, patch: MailSettingsPatch): Promise<MailSettings> {
   return changingUser(database, userId, async (trx) => {

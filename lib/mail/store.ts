@@ -1,6 +1,6 @@
 import { type Kysely, sql } from "kysely";
-import type { Dialect } from "@/lib/data/dialect";
-import type { Database } from "@/lib/data/schema";
+import type { Dialect } from "@/lib/data/connection/dialect";
+import type { Database } from "@/lib/data/connection/schema";
 import type { MailKind, MailState } from "@/lib/schemas/mail-settings";
 import type { MessageFacts } from "./facts";
 

@@ -63,7 +63,7 @@ export function parseOverviewRequest(body: unknown): { ok: true; request: Overvi
   return { ok: true, request: { ...(shop_codes?.length ? { shop_codes } : {}), file_date_from, file_date_to } };
 }
 
-// ---- The answer (it documents what lib/data/overview.ts writes) ------------------------------
+// ---- The answer (it documents what lib/data/queries/overview.ts writes) ------------------------------
 
 const period = z
   .strictObject({ from: z.string().meta({ format: "date" }), to: z.string().meta({ format: "date" }), days: z.int().describe("Days of the period, both ends included") })

@@ -5,7 +5,7 @@ import { type FieldError, toFieldErrors } from "./search";
 /**
  * Saved views (docs/api.md, "Saved views"), an extension for dashboard users: a named address
  * (page and query string) with the grid's column choice, kept on the server per user. The
- * requests are declared here once; lib/data/saved-views.ts stores them, lib/api routes them.
+ * requests are declared here once; lib/data/user-state/saved-views.ts stores them, lib/api routes them.
  */
 
 /** The dashboard pages a view can belong to; the two grids' paths are the kinds' own (lib/domain/kinds.ts). */

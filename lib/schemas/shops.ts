@@ -4,7 +4,7 @@ import { type FieldError, toFieldErrors } from "./search";
 /**
  * POST /api/shops, an extension: the shop directory (docs/api.md, "Shop directory"), one entry per
  * shop code of the caller's access list with the merchant and parent merchant its records name
- * (lib/data/shop-directory.ts keeps them). Declared once: validation, the TypeScript type and the
+ * (lib/data/aggregates/shop-directory.ts keeps them). Declared once: validation, the TypeScript type and the
  * OpenAPI document.
  */
 

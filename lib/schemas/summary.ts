@@ -5,7 +5,7 @@ import { chargebackSearchSchema, type FieldError, fromNotAfterTo, preArbitration
 /**
  * The summary requests (docs/api.md, "Summaries"): the filters of the endpoint's search (its schema without
  * paging and sorting, so a filter is declared once) plus `group_by`. The dimensions are declared
- * here once per endpoint; the schema, the SQL (lib/data/summary.ts) and the OpenAPI document
+ * here once per endpoint; the schema, the SQL (lib/data/queries/summary.ts) and the OpenAPI document
  * derive from them.
  */
 
@@ -118,7 +118,7 @@ export function parseSummaryRequest(kind: RecordKind, body: unknown): SummaryPar
   return { ok: true, request };
 }
 
-// ---- Responses (they document what lib/data/summary.ts writes) -------------------------------
+// ---- Responses (they document what lib/data/queries/summary.ts writes) -------------------------------
 
 const amountNumber = (what: string) =>
   z.number().meta({ description: `${what}. Exact decimal written with exactly two decimals, e.g. 1234.50.`, examples: [1234.5] });

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { webhookRetrySeconds } from "@/lib/config";
-import { type Db, isDatabaseUnavailable, openDatabase } from "@/lib/data/db";
-import { freshnessWaitMs, replicasCaughtUp } from "@/lib/data/replicas";
+import { type Db, isDatabaseUnavailable, openDatabase } from "@/lib/data/connection/db";
+import { freshnessWaitMs, replicasCaughtUp } from "@/lib/data/connection/replicas";
 import { errorFields, log } from "@/lib/log";
 import { countWebhookAttempt } from "@/lib/metrics";
 import { decryptEndpointSecret } from "./endpoints";

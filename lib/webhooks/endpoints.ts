@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { type Kysely, sql } from "kysely";
 import { decryptSecret, encryptSecret } from "@/lib/auth/secrets";
-import type { Database } from "@/lib/data/schema";
+import type { Database } from "@/lib/data/connection/schema";
 
 /** Webhook endpoints of shop credentials (docs/api.md, "Webhooks"): `npm run admin -- webhook add|list|remove`. */
 

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import type { Kysely } from "kysely";
 import { parseAccessList } from "@/lib/auth/access";
-import type { Database } from "@/lib/data/schema";
+import type { Database } from "@/lib/data/connection/schema";
 import { kindMap, type RecordKind } from "@/lib/domain/kinds";
 
 /**

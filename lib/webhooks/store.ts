@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
-import type { Dialect } from "@/lib/data/dialect";
-import type { Database } from "@/lib/data/schema";
-import { notInList } from "@/lib/data/sql";
+import type { Dialect } from "@/lib/data/connection/dialect";
+import type { Database } from "@/lib/data/connection/schema";
+import { notInList } from "@/lib/data/connection/sql";
 
 /**
  * The dispatcher's statements (lib/webhooks/dispatcher.ts): claiming due deliveries with a lease,

@@ -5,7 +5,7 @@
  *
  * 1. a private primary and a hot standby of it (tests/helpers/pg-cluster.ts), removed at the end;
  * 2. the history imported into the primary while the standby's lag is sampled every 250 ms as
- *    the product's replica monitor reads it (lib/data/replicas.ts);
+ *    the product's replica monitor reads it (lib/data/connection/replicas.ts);
  * 3. the search classes twice on the same data: (A) a server on the primary alone, (B) a server
  *    with DATABASE_REPLICA_URLS naming the standby; pg_stat_statements reset on both clusters
  *    before each and read after, split into reads, writes and the monitor's own queries;
@@ -15,7 +15,7 @@
 import crypto from "node:crypto";
 import pg from "pg";
 import { replicaMaxLagSeconds } from "@/lib/config";
-import { parseLsn, replicaLagSeconds } from "@/lib/data/replicas";
+import { parseLsn, replicaLagSeconds } from "@/lib/data/connection/replicas";
 import type { RecordKind } from "@/lib/domain/fields";
 import {
   createPrivateCluster,

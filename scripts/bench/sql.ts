@@ -8,7 +8,7 @@
  */
 import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
-import { RECORD_TABLES } from "@/lib/data/schema";
+import { RECORD_TABLES } from "@/lib/data/connection/schema";
 import type { RecordKind } from "@/lib/domain/fields";
 import { SORT_KEY_COLUMNS, type SortKey, type SortOrder } from "@/lib/schemas/search";
 import { median } from "./http";

@@ -290,7 +290,7 @@ describe.each(backends)("API contract on $name", (backend) => {
   describe("dashboard session cookie", () => {
     let cookie: string;
     beforeAll(async () => {
-      const { openDatabase } = await import("@/lib/data/db");
+      const { openDatabase } = await import("@/lib/data/connection/db");
       const { createUser } = await import("@/lib/auth/accounts");
       const { createSession, SESSION_COOKIE } = await import("@/lib/auth/sessions");
       process.env.APP_KEY_FILE = env.env.APP_KEY_FILE;
@@ -411,7 +411,7 @@ describe.each(backends)("rate limit, outage and the OpenAPI document on $name", 
     // A database of its own (a fresh file, or a fresh PostgreSQL database), which this test breaks.
     const broken = await setupApiEnv(backend);
     try {
-      const { openDatabase } = await import("@/lib/data/db");
+      const { openDatabase } = await import("@/lib/data/connection/db");
       const db = await openDatabase(broken.databaseUrl);
       // A table the search reads vanishes under the running server (on PostgreSQL: 42P01).
       await db.db.schema.dropTable("chargebacks").execute();

@@ -5,7 +5,7 @@ import { stringify } from "csv-stringify/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyUserLogin } from "@/lib/auth/accounts";
 import { createSession, SESSION_COOKIE } from "@/lib/auth/sessions";
-import { openDatabase } from "@/lib/data/db";
+import { openDatabase } from "@/lib/data/connection/db";
 import { FIELDS_BY_KIND, importColumns, isTextKind, type RecordKind } from "@/lib/domain/fields";
 import { runCli } from "../helpers/cli";
 import { backends, dropCreatedDatabases, tempDir } from "../helpers/db";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "@/lib/data/db";
+import { openDatabase } from "@/lib/data/connection/db";
 import { unsubscribeToken } from "@/lib/mail/unsubscribe";
 import { addUser, signIn } from "../helpers/accounts";
 import { backends, dropCreatedDatabases } from "../helpers/db";

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { stringify } from "csv-stringify/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "@/lib/data/db";
+import { openDatabase } from "@/lib/data/connection/db";
 import { importColumns } from "@/lib/domain/fields";
 import { runCli } from "../helpers/cli";
 import { type Backend, backends, dropCreatedDatabases, tempDir } from "../helpers/db";

@@ -9,8 +9,8 @@ import { startServer, type TestServer } from "../helpers/server";
 import { signedHeaders } from "./harness";
 
 /**
- * Exact totals from the running per-shop counts (lib/data/record-counts.ts) and the totals the
- * data module remembers per data version (lib/data/read.ts), against `next start` on each
+ * Exact totals from the running per-shop counts (lib/data/aggregates/record-counts.ts) and the totals the
+ * data module remembers per data version (lib/data/connection/read.ts), against `next start` on each
  * backend. Files arrive out of date order and several share a date, so the running totals must
  * be raised behind the newest day too; imports while the server runs must show at once.
  */
@@ -204,7 +204,7 @@ describe.each(backends)("exact totals from running counts on $name", (backend) =
   it("never shows a shop that arrived after the scope was found to hold every shop", async () => {
     // The credential's access list holds every shop with records: on PostgreSQL the page
     // statements then leave the scope test out, right only at the data version where that was
-    // counted (lib/data/pages-postgres.ts scopedPage). Read twice so that the fact is remembered.
+    // counted (lib/data/queries/pages-postgres.ts scopedPage). Read twice so that the fact is remembered.
     const read = async (body: Record<string, unknown>) => {
       const res = await fetch(`${server.url}/api/chargeback`, {
         method: "POST",

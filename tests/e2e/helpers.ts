@@ -1,7 +1,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, test } from "@playwright/test";
 import { CompiledQuery } from "kysely";
-import { openDatabase } from "@/lib/data/db";
+import { openDatabase } from "@/lib/data/connection/db";
 import { USERS } from "./global-setup";
 
 export { USERS };
@@ -13,7 +13,7 @@ type Params = readonly unknown[];
  * what the pages show is checked against it, and a test may change it (a session's expiry).
  * Statements are written once for both backends with `?` placeholders; each call opens the
  * database, runs one statement and closes it. BIGINT values come back as numbers on PostgreSQL
- * too (lib/data/db.ts), and on SQLite the attached state database (sessions) is reachable
+ * too (lib/data/connection/db.ts), and on SQLite the attached state database (sessions) is reachable
  * by its tables' plain names.
  */
 export interface TestDb {

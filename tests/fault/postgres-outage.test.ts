@@ -314,9 +314,9 @@ describe.skipIf(!PG_BIN)("PostgreSQL outage under load (private cluster)", () =>
 
   // The driver answers a query that outlived query_timeout but left it on its connection, which
   // then went back to the pool busy: the next query on it queued behind the lost one. Now the
-  // connection is discarded (lib/data/postgres.ts) and the next query opens a fresh one.
+  // connection is discarded (lib/data/connection/postgres.ts) and the next query opens a fresh one.
   it("discards a connection whose server stopped answering instead of handing it to the next query", { timeout: 60_000 }, async () => {
-    const { postgresPool } = await import("@/lib/data/postgres");
+    const { postgresPool } = await import("@/lib/data/connection/postgres");
     const before = process.env.PG_QUERY_TIMEOUT_SECONDS;
     process.env.PG_QUERY_TIMEOUT_SECONDS = "1";
     const { db, pool } = postgresPool(cluster!.url, { server: true, poolMax: 1 });
@@ -351,7 +351,7 @@ describe.skipIf(!PG_BIN)("PostgreSQL outage under load (private cluster)", () =>
   // idle clients only, so a checked-out client that heard the shutdown between two queries
   // emitted an unhandled 'error', and its next query failed with an error read as a 500.
   it("survives a stop while a connection is checked out between two queries", { timeout: 60_000 }, async () => {
-    const { openDatabase, isDatabaseUnavailable } = await import("@/lib/data/db");
+    const { openDatabase, isDatabaseUnavailable } = await import("@/lib/data/connection/db");
     const db = await openDatabase(cluster!.url, { server: true });
     try {
       const failure = await db.db.connection().execute(async (conn) => {

@@ -14,7 +14,7 @@ import { startServer, type TestServer } from "../helpers/server";
 import { writeFile } from "../helpers/webhooks";
 
 /**
- * Read replicas (CONTRACT.md section 14, "Read replicas (PostgreSQL)"; lib/data/replicas.ts) on a
+ * Read replicas (CONTRACT.md section 14, "Read replicas (PostgreSQL)"; lib/data/connection/replicas.ts) on a
  * private primary with one hot standby (tests/helpers/pg-cluster.ts), served by real production
  * servers with DATABASE_REPLICA_URLS: reads go to the standby and writes never do; a standby whose
  * replay is paused is left out as lagging and comes back; one that is stopped or frozen under load
@@ -32,7 +32,7 @@ const WIDE = CREDENTIALS.wide;
 /** the dashboard user of test 1, with the wide credential's access list */
 const USER = { email: "replica-reader@example.test", password: "replica-reader-pw", access: [...WIDE.access] };
 
-// ---- Timing. The monitor (lib/data/replicas.ts) checks each replica every CHECK_EVERY_MS and
+// ---- Timing. The monitor (lib/data/connection/replicas.ts) checks each replica every CHECK_EVERY_MS and
 // finds it down when a check takes longer than CHECK_TIMEOUT_MS; restated here as the capability
 // promises them, so that a change of the monitor's rhythm shows up as a failing bound.
 

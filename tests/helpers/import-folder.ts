@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { openDatabase } from "@/lib/data/db";
+import { openDatabase } from "@/lib/data/connection/db";
 import { importPaths } from "@/lib/import";
 
 /** Imports the files of `paths` into the database `url` names, in-process, and requires every file to load. */

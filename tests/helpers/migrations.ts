@@ -1,7 +1,7 @@
 import path from "node:path";
 import { sql } from "kysely";
 import { expect } from "vitest";
-import { type Db, openDatabase } from "@/lib/data/db";
+import { type Db, openDatabase } from "@/lib/data/connection/db";
 import { writeFixture } from "../api/fixture";
 import { runCli } from "./cli";
 import { type Backend, tempDir } from "./db";

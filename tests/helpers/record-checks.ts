@@ -1,8 +1,8 @@
 import { sql } from "kysely";
 import { expect } from "vitest";
-import { recordJson } from "@/lib/data/record-json";
-import type { Db } from "@/lib/data/db";
-import { RECORD_JSON_TABLES, RECORD_TABLES } from "@/lib/data/schema";
+import { recordJson } from "@/lib/data/connection/record-json";
+import type { Db } from "@/lib/data/connection/db";
+import { RECORD_JSON_TABLES, RECORD_TABLES } from "@/lib/data/connection/schema";
 import type { RecordKind } from "@/lib/domain/fields";
 
 /**

@@ -4,7 +4,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { expect } from "vitest";
-import { type Db, openDatabase } from "@/lib/data/db";
+import { type Db, openDatabase } from "@/lib/data/connection/db";
 import { importColumns, type RecordKind } from "@/lib/domain/fields";
 import { type CliResult, runCli } from "./cli";
 import { type Backend, tempDir } from "./db";

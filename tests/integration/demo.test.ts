@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { findShopCredential, verifyUserLogin } from "@/lib/auth/accounts";
-import { openDatabase } from "@/lib/data/db";
+import { openDatabase } from "@/lib/data/connection/db";
 import { runCli } from "../helpers/cli";
 import { backends, dropCreatedDatabases, tempDir } from "../helpers/db";
 

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Db, openDatabase } from "@/lib/data/db";
+import { type Db, openDatabase } from "@/lib/data/connection/db";
 import { DEFAULT_MAX_TEXT, FIELDS_BY_KIND, importColumns, type RecordKind } from "@/lib/domain/fields";
 import { MAX_RECORD_CHARS } from "@/lib/import/csv-records";
 import { type CliResult, runCli } from "../helpers/cli";

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { type Db, openDatabase } from "@/lib/data/db";
+import { type Db, openDatabase } from "@/lib/data/connection/db";
 import { importColumns, type RecordKind } from "@/lib/domain/fields";
 import { runCli } from "../helpers/cli";
 import { importLog as fileLog } from "../helpers/import-log";

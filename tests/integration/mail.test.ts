@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { stringify } from "csv-stringify/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Db, openDatabase } from "@/lib/data/db";
+import { type Db, openDatabase } from "@/lib/data/connection/db";
 import { createUser } from "@/lib/auth/accounts";
 import { FIELDS_BY_KIND, importColumns, type RecordKind } from "@/lib/domain/fields";
 import { KINDS } from "@/lib/domain/kinds";

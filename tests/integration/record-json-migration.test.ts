@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
-import { openDatabase } from "@/lib/data/db";
-import { RECORD_JSON_TABLES } from "@/lib/data/schema";
+import { openDatabase } from "@/lib/data/connection/db";
+import { RECORD_JSON_TABLES } from "@/lib/data/connection/schema";
 import { backends, dropCreatedDatabases } from "../helpers/db";
 import { databaseWithFixture, runAgain } from "../helpers/migrations";
 import { expectRecordJsonInStep } from "../helpers/record-checks";

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
-import { openDatabase } from "@/lib/data/db";
+import { openDatabase } from "@/lib/data/connection/db";
 import { backends, dropCreatedDatabases } from "../helpers/db";
 import { databaseWithFixture, runAgain } from "../helpers/migrations";
 import { expectRecordSumsInStep } from "../helpers/record-checks";

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Db, openDatabase } from "@/lib/data/db";
+import { type Db, openDatabase } from "@/lib/data/connection/db";
 import { formatMinor } from "@/lib/domain/money";
 import { writeFixture, type Fixture } from "../api/fixture";
 import { runCli } from "../helpers/cli";

@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createUser, verifyUserLogin } from "@/lib/auth/accounts";
 import { createSession, deleteSession, findSession, SESSION_COOKIE, sessionTtl, sessionTtlMs } from "@/lib/auth/sessions";
-import { type Db, openDatabase } from "@/lib/data/db";
+import { type Db, openDatabase } from "@/lib/data/connection/db";
 import { backends, dropCreatedDatabases } from "../helpers/db";
 
 /** Dashboard sign-in (docs/api.md, "Dashboard sign-in"): password check and server-side sessions, on every backend. */

@@ -2,8 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
-import { type Db, getDb, openDatabase } from "@/lib/data/db";
-import { shopDirectory } from "@/lib/data/shop-directory";
+import { type Db, getDb, openDatabase } from "@/lib/data/connection/db";
+import { shopDirectory } from "@/lib/data/aggregates/shop-directory";
 import { importColumns, type RecordKind } from "@/lib/domain/fields";
 import { importPaths } from "@/lib/import";
 import { backends, dropCreatedDatabases, tempDir } from "../helpers/db";
@@ -11,7 +11,7 @@ import { MINIMAL_ROW } from "../helpers/import-rows";
 import { databaseWithFixture, runAgain } from "../helpers/migrations";
 
 /**
- * The shop directory (docs/api.md, "Shop directory"; migration 013, lib/data/shop-directory.ts)
+ * The shop directory (docs/api.md, "Shop directory"; migration 013, lib/data/aggregates/shop-directory.ts)
  * on each backend, against a model worked out here from the rows the test writes: per shop, the
  * merchant of its last row in its latest file of either kind, the parent of its last row in its
  * latest chargeback file, "latest" being the greatest (file date, import order). Files arrive in

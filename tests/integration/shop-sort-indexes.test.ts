@@ -1,10 +1,10 @@
 import fs from "node:fs";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getDb } from "@/lib/data/db";
-import { sqlRecordJson } from "@/lib/data/record-json";
-import { searchRecords } from "@/lib/data/search";
-import { RECORD_TABLES } from "@/lib/data/schema";
+import { getDb } from "@/lib/data/connection/db";
+import { sqlRecordJson } from "@/lib/data/connection/record-json";
+import { searchRecords } from "@/lib/data/queries/search";
+import { RECORD_TABLES } from "@/lib/data/connection/schema";
 import { generateDemoFiles } from "@/lib/demo/generate";
 import type { RecordKind } from "@/lib/domain/fields";
 import { parseSearchRequest, SORT_KEY_COLUMNS, SORT_KEYS, type SortKey } from "@/lib/schemas/search";

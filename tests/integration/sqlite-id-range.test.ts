@@ -2,10 +2,10 @@ import fs from "node:fs";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sqlRecordJson } from "@/lib/data/record-json";
-import { type Db, openDatabase } from "@/lib/data/db";
-import { sqlitePage } from "@/lib/data/pages-sqlite";
-import { VERSION_STATEMENT, versionKey } from "@/lib/data/read";
+import { sqlRecordJson } from "@/lib/data/connection/record-json";
+import { type Db, openDatabase } from "@/lib/data/connection/db";
+import { sqlitePage } from "@/lib/data/queries/pages-sqlite";
+import { VERSION_STATEMENT, versionKey } from "@/lib/data/connection/read";
 import { generateDemoFiles } from "@/lib/demo/generate";
 import { parseSearchRequest } from "@/lib/schemas/search";
 import { tempDir } from "../helpers/db";
@@ -13,7 +13,7 @@ import { importInto } from "../helpers/import-folder";
 
 /**
  * SQLite: a page in id order over a scope that holds every record is a range of ids, computed
- * from counts read in an earlier snapshot (lib/data/pages-sqlite.ts sqlitePage). It must be the page a
+ * from counts read in an earlier snapshot (lib/data/queries/pages-sqlite.ts sqlitePage). It must be the page a
  * plain sort gives, and when an import commits between the counts and the page, the reader thread
  * must run the walk instead: the range computed before would show the previous version's page.
  */

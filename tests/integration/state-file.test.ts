@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
-import { openDatabase, stateFileOf } from "@/lib/data/db";
+import { openDatabase, stateFileOf } from "@/lib/data/connection/db";
 import { writeFixture } from "../api/fixture";
 import { runCli } from "../helpers/cli";
 import { tempDir } from "../helpers/db";

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Db, openDatabase } from "@/lib/data/db";
+import { type Db, openDatabase } from "@/lib/data/connection/db";
 import { importColumns } from "@/lib/domain/fields";
 import { TEST_PAUSE_ENV } from "@/lib/import/inbox";
 import { runCli } from "../helpers/cli";

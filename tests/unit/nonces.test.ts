@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { spendNonce } from "@/lib/auth/nonces";
-import { type Db, openDatabase } from "@/lib/data/db";
+import { type Db, openDatabase } from "@/lib/data/connection/db";
 import { backends, dropCreatedDatabases } from "../helpers/db";
 
 /**

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { carryingVersion, Memo, type ReadStatement, rememberedIn, type Row, runBatch, runBatchCarried, runBatchConcurrently, VERSION_COLUMN, VERSION_STATEMENT } from "@/lib/data/read";
+import { carryingVersion, Memo, type ReadStatement, rememberedIn, type Row, runBatch, runBatchCarried, runBatchConcurrently, VERSION_COLUMN, VERSION_STATEMENT } from "@/lib/data/connection/read";
 
 /**
- * The one-round-trip batch of PostgreSQL (lib/data/read.ts): statements that each name the version
+ * The one-round-trip batch of PostgreSQL (lib/data/connection/read.ts): statements that each name the version
  * of their own snapshot. Here `run` stands for the database: it answers each statement from the
  * version that is current when the statement is read, and an "import" may move it in between.
  */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { replicaMaxLagSeconds, replicaUrls } from "@/lib/config";
 import { configurationProblems } from "@/lib/config-check";
-import { parseLsn, replicaLagSeconds } from "@/lib/data/replicas";
+import { parseLsn, replicaLagSeconds } from "@/lib/data/connection/replicas";
 
 /** The settings of docs/replicas.md, "Configuration", and the WAL positions and lag the monitor reads ("Health"). */
 

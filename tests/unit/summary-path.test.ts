@@ -1,11 +1,11 @@
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from "kysely";
 import { describe, expect, it } from "vitest";
-import type { Database } from "@/lib/data/schema";
-import { summaryQuery } from "@/lib/data/summary";
+import type { Database } from "@/lib/data/connection/schema";
+import { summaryQuery } from "@/lib/data/queries/summary";
 import type { SummaryRequest } from "@/lib/schemas/summary";
 
 /**
- * Which rows a summary's statement reads (lib/data/summary.ts): the report page groups by any
+ * Which rows a summary's statement reads (lib/data/queries/summary.ts): the report page groups by any
  * two of its dimensions, so a request filtered by scope and file dates alone and grouped by any two
  * of them must read record_sums (a stored pair when both are value dimensions), never the records.
  * The dimensions and pairs are typed out here; the answers themselves are held to the model by

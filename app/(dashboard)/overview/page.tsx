@@ -4,7 +4,7 @@ import { Suspense } from "react";
 import type { OverviewAnswer } from "@/components/overview/overview-api";
 import { OverviewView } from "@/components/overview/overview-view";
 import { requireUser } from "@/lib/auth/current-user";
-import { overview } from "@/lib/data/overview";
+import { overview } from "@/lib/data/queries/overview";
 import { utcToday } from "@/lib/domain/calendar";
 import { periods } from "@/lib/domain/periods";
 import { errorFields, log } from "@/lib/log";

@@ -4,7 +4,7 @@ import { Suspense } from "react";
 import type { ReportAnswer } from "@/components/report/report-api";
 import { ReportView } from "@/components/report/report-view";
 import { requireUser } from "@/lib/auth/current-user";
-import { summarize } from "@/lib/data/summary";
+import { summarize } from "@/lib/data/queries/summary";
 import { utcToday } from "@/lib/domain/calendar";
 import { errorFields, log } from "@/lib/log";
 import { parseSummaryRequest } from "@/lib/schemas/summary";

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { MailSettingsForm } from "@/components/settings/mail-settings-form";
 import { requireUser } from "@/lib/auth/current-user";
 import { mailEnabled } from "@/lib/config";
-import { getDb } from "@/lib/data/db";
+import { getDb } from "@/lib/data/connection/db";
 import { mailUser } from "@/lib/mail/settings";
 import { DEFAULT_MAIL_SETTINGS, timeZoneNames } from "@/lib/schemas/mail-settings";
 

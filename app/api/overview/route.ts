@@ -1,6 +1,6 @@
 import { ApiError } from "@/lib/api/problem";
 import { jsonAnswer, postRoute } from "@/lib/api/route";
-import { overview } from "@/lib/data/overview";
+import { overview } from "@/lib/data/queries/overview";
 import { MAX_GROUPS } from "@/lib/schemas/summary";
 import { parseOverviewRequest } from "@/lib/schemas/overview";
 

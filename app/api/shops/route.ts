@@ -1,5 +1,5 @@
 import { jsonAnswer, postRoute } from "@/lib/api/route";
-import { shopDirectory } from "@/lib/data/shop-directory";
+import { shopDirectory } from "@/lib/data/aggregates/shop-directory";
 import { parseShopsRequest } from "@/lib/schemas/shops";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { jsonAnswer, postRoute } from "@/lib/api/route";
 import { envelopeJson, worklistContentJson } from "@/lib/api/serialize";
-import { worklistPage } from "@/lib/data/worklist";
+import { worklistPage } from "@/lib/data/queries/worklist";
 import { deadlineConfigFromEnv } from "@/lib/domain/deadlines";
 import { parseWorklistRequest } from "@/lib/schemas/worklist";
 

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { UnsubscribePanel } from "@/components/mail/unsubscribe-panel";
-import { getDb } from "@/lib/data/db";
+import { getDb } from "@/lib/data/connection/db";
 import { mailUser } from "@/lib/mail/settings";
 import { readUnsubscribeToken } from "@/lib/mail/unsubscribe";
 

@@ -1,5 +1,5 @@
 import type { Kysely, Migration } from "kysely";
-import type { Dialect } from "../dialect";
+import type { Dialect } from "../connection/dialect";
 import { columnTypes, index } from "./frozen";
 
 /** The records' columns as lib/domain/fields.ts declared them at 001: name, type, NOT NULL. */

@@ -1,9 +1,9 @@
 import { type Migration, sql } from "kysely";
-import type { Dialect } from "../dialect";
+import type { Dialect } from "../connection/dialect";
 import { columnTypes, STATE_SESSIONS_003 } from "./frozen";
 
 /**
- * Running totals per shop make any file-date range two look-ups per shop (lib/data/record-counts.ts).
+ * Running totals per shop make any file-date range two look-ups per shop (lib/data/aggregates/record-counts.ts).
  * The import counts a file's records per shop itself, so the file_id indexes are dropped.
  */
 export function migration003(dialect: Dialect): Migration {
@@ -32,7 +32,7 @@ export function migration003(dialect: Dialect): Migration {
       await sql`drop index ix_pa_file`.execute(db);
       if (dialect === "sqlite") {
         // A nonce on every signed request, a session at every sign-in: on SQLite in a database of
-        // their own (attached as "state", lib/data/db.ts), so an import's write lock never makes them wait.
+        // their own (attached as "state", lib/data/connection/db.ts), so an import's write lock never makes them wait.
         for (const statement of STATE_SESSIONS_003) await statement.execute(db);
         for (const table of ["used_nonces", "sessions"]) {
           await sql`insert or ignore into state.${sql.id(table)} select * from main.${sql.id(table)}`.execute(db);

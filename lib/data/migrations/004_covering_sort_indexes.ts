@@ -1,10 +1,10 @@
 import { type Migration, sql } from "kysely";
-import type { Dialect } from "../dialect";
+import type { Dialect } from "../connection/dialect";
 import { columnTypes, index } from "./frozen";
 
 /**
  * Scope and file date in every sort index (and an id index with both): a page that walks its sort
- * key's index tests them on each entry and never reads a record it will not return (lib/data/pages-sqlite.ts).
+ * key's index tests them on each entry and never reads a record it will not return (lib/data/queries/pages-sqlite.ts).
  */
 export function migration004(dialect: Dialect): Migration {
   const { nullsFirst } = columnTypes(dialect);

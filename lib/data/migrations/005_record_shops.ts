@@ -1,5 +1,5 @@
 import { type Migration, sql } from "kysely";
-import type { Dialect } from "../dialect";
+import type { Dialect } from "../connection/dialect";
 import { columnTypes } from "./frozen";
 
 /**

@@ -1,10 +1,10 @@
 import { type Migration, sql } from "kysely";
-import type { Dialect } from "../dialect";
+import type { Dialect } from "../connection/dialect";
 import { columnTypes } from "./frozen";
 
 /**
  * Totals per currency of the summaries (docs/api.md, "Summaries") without reading records: per
- * kind, dimension, day and month, shop and all shops at once (lib/data/record-sums.ts). The period
+ * kind, dimension, day and month, shop and all shops at once (lib/data/aggregates/record-sums.ts). The period
  * comes before the shop in the key, so a file's sums are written in a few places rather than one
  * per shop. PostgreSQL keeps the sums in the key's index too (index-only reads).
  */
@@ -27,7 +27,7 @@ export function migration007(dialect: Dialect): Migration {
 }
 
 /**
- * The sums of every record there is, per kind: the statement lib/data/record-sums.ts `sumsInsert`
+ * The sums of every record there is, per kind: the statement lib/data/aggregates/record-sums.ts `sumsInsert`
  * wrote at 007 (each dimension of the time by day, and the closed months), kept as its text.
  */
 function sumsOfEveryRecord007(dialect: Dialect): string[] {

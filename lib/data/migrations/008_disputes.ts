@@ -1,12 +1,12 @@
 import { type Kysely, type Migration, sql } from "kysely";
 import { dayNumber } from "@/lib/domain/calendar";
 import { type CurrentItem, disputeState } from "@/lib/domain/deadlines";
-import type { Dialect } from "../dialect";
+import type { Dialect } from "../connection/dialect";
 import { columnTypes } from "./frozen";
 
 /**
  * The worklist (docs/api.md, "Worklist"): one row per dispute with its current item, kept by the
- * import in the records' transaction (lib/data/disputes.ts), and the disputes that need an answer
+ * import in the records' transaction (lib/data/aggregates/disputes.ts), and the disputes that need an answer
  * per stage, scheme and base day. A database that already holds records gets both built here by
  * the refresh as it was at 008 (below). Each partial index holds only the disputes that need an
  * answer: in answer-by order within a stage and scheme (a walk), and per shop (a seek).
@@ -46,7 +46,7 @@ export function migration008(dialect: Dialect): Migration {
 }
 
 /*
- * The refresh of lib/data/disputes.ts as it was at 008, copied so that this migration does not
+ * The refresh of lib/data/aggregates/disputes.ts as it was at 008, copied so that this migration does not
  * change when the import's refresh does. What a dispute's state is (stage, scheme, whether it
  * needs an answer) stays the domain's rule (lib/domain/deadlines.ts), which the import applies too.
  */

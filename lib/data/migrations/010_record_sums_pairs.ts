@@ -1,8 +1,8 @@
 import { type Migration, sql } from "kysely";
-import type { Dialect } from "../dialect";
+import type { Dialect } from "../connection/dialect";
 
 /**
- * The stored pairs of value dimensions (lib/data/record-sums.ts STORED_PAIRS: chargebacks'
+ * The stored pairs of value dimensions (lib/data/aggregates/record-sums.ts STORED_PAIRS: chargebacks'
  * card_type,reason_code and merchant_id,card_type) for the records already there, by the
  * statement the import ran per file at 010, kept as its text. 009 is the webhooks'.
  */

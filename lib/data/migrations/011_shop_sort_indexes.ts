@@ -1,12 +1,12 @@
 import type { Migration } from "kysely";
-import type { Dialect } from "../dialect";
+import type { Dialect } from "../connection/dialect";
 import { columnTypes, index } from "./frozen";
 
 /**
  * PostgreSQL: per shop, the records in each sort key's order that no index held yet (merchant,
  * reference number, order number; id and file date have theirs since 001/004), with the file date
  * for date bounds, so a page of a few shops takes the first entries of each shop's run
- * (lib/data/pages-postgres.ts `perShopIds`). Not on SQLite, whose access path is chosen
+ * (lib/data/queries/pages-postgres.ts `perShopIds`). Not on SQLite, whose access path is chosen
  * differently. Measured: docs/performance.md, "Why the access paths are what they are".
  */
 export function migration011(dialect: Dialect): Migration {

@@ -1,9 +1,9 @@
 import { type Migration, sql } from "kysely";
-import type { Dialect } from "../dialect";
+import type { Dialect } from "../connection/dialect";
 
 /**
  * PostgreSQL: each record's JSON as the API writes it, stored once when the record is imported
- * (lib/data/record-json.ts), so that a page reads texts instead of writing them on every read
+ * (lib/data/connection/record-json.ts), so that a page reads texts instead of writing them on every read
  * (docs/performance.md, "Why the access paths are what they are"). Its own table keeps the
  * records' table narrow. The records already there get theirs by the statement the import ran at
  * 012, kept as its text. No foreign key: the import writes both in one transaction, and records

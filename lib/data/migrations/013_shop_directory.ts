@@ -1,11 +1,11 @@
 import { type Migration, sql } from "kysely";
-import type { Dialect } from "../dialect";
+import type { Dialect } from "../connection/dialect";
 import { columnTypes } from "./frozen";
 
 /**
  * The shop directory (docs/api.md, "Shop directory"): per shop code with records, the merchant
  * and the parent merchant its records name, kept by the import in the records' transaction
- * (lib/data/shop-directory.ts). Each half remembers the file it came from, (file date, file id),
+ * (lib/data/aggregates/shop-directory.ts). Each half remembers the file it came from, (file date, file id),
  * so that only a later file replaces it: the merchant from a file of either kind, the parent from
  * chargeback files only (pre-arbitration records have no parent fields).
  *

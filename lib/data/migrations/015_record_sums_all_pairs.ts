@@ -1,8 +1,8 @@
 import { type Migration, sql } from "kysely";
-import type { Dialect } from "../dialect";
+import type { Dialect } from "../connection/dialect";
 
 /**
- * The pairs of value dimensions stored since 015 (lib/data/record-sums.ts STORED_PAIRS:
+ * The pairs of value dimensions stored since 015 (lib/data/aggregates/record-sums.ts STORED_PAIRS:
  * chargebacks' merchant_id,reason_code, merchant_id,function_code, card_type,function_code and
  * reason_code,function_code; cases' merchant_id,case_stage), for the records already there, by
  * the statement the import ran per file at 015 (for every record of the kind), kept as its text.

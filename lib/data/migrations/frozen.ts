@@ -1,5 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
-import type { Dialect } from "../dialect";
+import type { Dialect } from "../connection/dialect";
 
 /**
  * The column types and the index statement the migrations share. Frozen like the migrations
@@ -22,7 +22,7 @@ export async function index(db: Kysely<unknown>, name: string, table: string, co
   await sql`create index ${sql.id(name)} on ${sql.id(table)} (${sql.raw(columns)})`.execute(db);
 }
 
-/** SQLite's state database (attached as "state", lib/data/db.ts): nonces and sessions (003). */
+/** SQLite's state database (attached as "state", lib/data/connection/db.ts): nonces and sessions (003). */
 export const STATE_SESSIONS_003 = [
   sql`create table if not exists state.used_nonces (shop_code text not null, nonce text not null, used_at integer not null, primary key (shop_code, nonce))`,
   sql`create index if not exists state.ix_used_nonces_used_at on used_nonces (used_at)`,

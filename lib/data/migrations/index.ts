@@ -1,5 +1,5 @@
 import { type Kysely, type Migration, Migrator } from "kysely";
-import type { Dialect } from "../dialect";
+import type { Dialect } from "../connection/dialect";
 import { migration001 } from "./001_initial";
 import { migration002 } from "./002_record_counts";
 import { migration003 } from "./003_running_counts";
@@ -45,7 +45,7 @@ const MIGRATIONS: readonly (readonly [name: string, migration: (dialect: Dialect
 ];
 
 /**
- * SQLite's state database (attached as "state", lib/data/db.ts): nonces, sessions and throttles,
+ * SQLite's state database (attached as "state", lib/data/connection/db.ts): nonces, sessions and throttles,
  * which are disposable. Created when missing at every open, so a state file that was lost or left
  * behind in a copy is simply started afresh.
  */

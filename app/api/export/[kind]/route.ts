@@ -1,7 +1,7 @@
 import { csvResponse, exportSession, guardedText } from "@/lib/api/csv-export";
 import { ApiError, requireInScope } from "@/lib/api/problem";
 import { errorResponse } from "@/lib/api/route";
-import { iterateRecords } from "@/lib/data/search";
+import { iterateRecords } from "@/lib/data/queries/search";
 import { FIELDS_BY_KIND, type FieldDef, isTextKind } from "@/lib/domain/fields";
 import { KINDS, kindOf, RECORD_KINDS } from "@/lib/domain/kinds";
 import { formatMinor } from "@/lib/domain/money";

@@ -1,7 +1,7 @@
 import { csvResponse, exportSession, guardedText } from "@/lib/api/csv-export";
 import { ApiError, requireInScope } from "@/lib/api/problem";
 import { errorResponse } from "@/lib/api/route";
-import { type WorklistItem, worklistPage } from "@/lib/data/worklist";
+import { type WorklistItem, worklistPage } from "@/lib/data/queries/worklist";
 import { utcToday } from "@/lib/domain/calendar";
 import { deadlineConfigFromEnv } from "@/lib/domain/deadlines";
 import { formatMinor } from "@/lib/domain/money";

@@ -1,8 +1,8 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { RecordKind } from "@/lib/domain/fields";
 import { type Dimension, SUMMARY_DIMENSIONS } from "@/lib/schemas/summary";
-import type { Dialect } from "./dialect";
-import { type Database, RECORD_TABLES } from "./schema";
+import type { Dialect } from "../connection/dialect";
+import { type Database, RECORD_TABLES } from "../connection/schema";
 
 /**
  * Totals per currency without reading records (migration 007). `record_sums` holds, per kind,

@@ -3,13 +3,13 @@ import type { Expression, ExpressionBuilder, SqlBool } from "kysely";
 import type { RecordKind } from "@/lib/domain/fields";
 import { type SearchRequest, SORT_KEY_COLUMNS } from "@/lib/schemas/search";
 import { accessPath } from "./access-path";
-import { getDb } from "./db";
+import { getDb } from "../connection/db";
 import { scopedPage } from "./pages-postgres";
 import { sqlitePage } from "./pages-sqlite";
-import { VERSION_STATEMENT, versioned } from "./read";
-import { type Database, RECORD_TABLES, type RecordTable } from "./schema";
+import { VERSION_STATEMENT, versioned } from "../connection/read";
+import { type Database, RECORD_TABLES, type RecordTable } from "../connection/schema";
 import { countOf, countQuery, filtered, ordered, type Query, type RecordRow, type Selection, type SortColumn, visibleShops } from "./selection";
-import { statement } from "./sql";
+import { statement } from "../connection/sql";
 
 /**
  * The searches (docs/api.md, "Selection and order"): a page of records with the totals, and every
@@ -18,7 +18,7 @@ import { statement } from "./sql";
  */
 
 export interface SearchResult {
-  /** the page's records as a JSON array (lib/data/record-json.ts), as text or UTF-8 */
+  /** the page's records as a JSON array (lib/data/connection/record-json.ts), as text or UTF-8 */
   content: string | Uint8Array;
   totalElements: number;
   totalPages: number;

@@ -6,7 +6,7 @@ import type { ReadStatement } from "./read";
  * SQL shared by the data module's queries. A list is always ONE bound value: an array on
  * PostgreSQL, a JSON array read by json_each on SQLite. 200 shop codes as 200 parameters cost more
  * to build, pass and parse than the query, and the statement's text stays the same for any length
- * (memos are keyed by it, lib/data/read.ts).
+ * (memos are keyed by it, lib/data/connection/read.ts).
  */
 
 /** The type of a list's elements on PostgreSQL (SQLite's json_each needs none). */

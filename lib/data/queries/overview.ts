@@ -2,9 +2,9 @@ import "server-only";
 import { ECP_FLOORS, monthsOf, periods } from "@/lib/domain/periods";
 import { ECP_GROUP_BY, OVERVIEW_PARTS, type OverviewPartName, type OverviewRequest } from "@/lib/schemas/overview";
 import type { SummaryRequest } from "@/lib/schemas/summary";
-import { getDb } from "./db";
+import { getDb } from "../connection/db";
 import { visibleShops } from "./selection";
-import type { Row } from "./read";
+import type { Row } from "../connection/read";
 import { summaryQuery, writeSummary } from "./summary";
 
 export type OverviewResult = { ok: true; json: string } | { ok: false; part: OverviewPartName };

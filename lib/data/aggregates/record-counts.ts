@@ -1,8 +1,8 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { RecordKind } from "@/lib/domain/fields";
-import type { Dialect } from "./dialect";
-import type { Database } from "./schema";
-import { listRows } from "./sql";
+import type { Dialect } from "../connection/dialect";
+import type { Database } from "../connection/schema";
+import { listRows } from "../connection/sql";
 
 /**
  * Exact totals without counting rows. `record_counts` holds, per kind, shop and file date, the

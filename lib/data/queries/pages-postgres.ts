@@ -2,13 +2,13 @@ import "server-only";
 import { type CompiledQuery, type Kysely, sql } from "kysely";
 import type { RecordKind } from "@/lib/domain/fields";
 import { type SearchRequest, SORT_KEY_COLUMNS } from "@/lib/schemas/search";
-import type { Db } from "./db";
-import { type ReadStatement, VERSION_COLUMN, VERSION_SQL, versioned } from "./read";
-import { coversEveryShop } from "./record-counts";
-import { RECORD_JSON_COLUMN } from "./record-json";
-import { type Database, RECORD_JSON_TABLES, RECORD_TABLES } from "./schema";
+import type { Db } from "../connection/db";
+import { type ReadStatement, VERSION_COLUMN, VERSION_SQL, versioned } from "../connection/read";
+import { coversEveryShop } from "../aggregates/record-counts";
+import { RECORD_JSON_COLUMN } from "../connection/record-json";
+import { type Database, RECORD_JSON_TABLES, RECORD_TABLES } from "../connection/schema";
 import { answeredBySummary, EVERY_SHOP, filtered, type IdRange, idRange, orderColumns, ordered, type Query, type Scope } from "./selection";
-import { statement } from "./sql";
+import { statement } from "../connection/sql";
 
 /**
  * The page statement on PostgreSQL, where a scope of many shops costs its planner (it weighs each

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from "kysely";
-import type { Db } from "./db";
-import type { Database } from "./schema";
+import type { Db } from "../connection/db";
+import type { Database } from "../connection/schema";
 
 /**
  * A change of one user's own things (saved views, mail settings), serialised with that user's

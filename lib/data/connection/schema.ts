@@ -161,7 +161,7 @@ export interface RecordShopTable {
 
 /**
  * One row per dispute: the records of a shop with the same acq_ref_nr (docs/api.md, "Worklist"), kept by the
- * import in the same transaction as the records (migration 008, lib/data/disputes.ts).
+ * import in the same transaction as the records (migration 008, lib/data/aggregates/disputes.ts).
  */
 export interface DisputeTable {
   shop_code: string;
@@ -251,7 +251,7 @@ export interface WebhookAttemptTable {
 
 /**
  * Per shop code with records: the merchant and parent merchant its records name, each half with
- * the file it came from (migration 013, lib/data/shop-directory.ts; docs/api.md, "Shop directory").
+ * the file it came from (migration 013, lib/data/aggregates/shop-directory.ts; docs/api.md, "Shop directory").
  */
 export interface ShopDirectoryTable {
   shop_code: string;
@@ -267,7 +267,7 @@ export interface ShopDirectoryTable {
   parent_file_id: Int | null;
 }
 
-/** A dashboard user's saved view (migration 014, lib/data/saved-views.ts; docs/api.md, "Saved views"). */
+/** A dashboard user's saved view (migration 014, lib/data/user-state/saved-views.ts; docs/api.md, "Saved views"). */
 export interface SavedViewTable {
   id: Generated<number>;
   user_id: Int;

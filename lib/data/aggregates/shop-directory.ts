@@ -1,11 +1,11 @@
 import { type Kysely, sql } from "kysely";
 import type { RecordKind } from "@/lib/domain/kinds";
 import type { ShopEntry } from "@/lib/schemas/shops";
-import { getDb } from "./db";
-import type { Dialect } from "./dialect";
-import type { Row } from "./read";
-import { type Database, RECORD_TABLES } from "./schema";
-import { listRows, statement } from "./sql";
+import { getDb } from "../connection/db";
+import type { Dialect } from "../connection/dialect";
+import type { Row } from "../connection/read";
+import { type Database, RECORD_TABLES } from "../connection/schema";
+import { listRows, statement } from "../connection/sql";
 
 export type { ShopEntry };
 

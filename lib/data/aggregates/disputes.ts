@@ -2,14 +2,14 @@ import { type Kysely, sql } from "kysely";
 import { dayNumber } from "@/lib/domain/calendar";
 import { type CurrentItem, disputeState } from "@/lib/domain/deadlines";
 import type { RecordKind } from "@/lib/domain/kinds";
-import type { Dialect } from "./dialect";
-import { type Database, RECORD_TABLES } from "./schema";
+import type { Dialect } from "../connection/dialect";
+import { type Database, RECORD_TABLES } from "../connection/schema";
 
 /**
  * The disputes table (docs/api.md, "Worklist"): per shop and acq_ref_nr, the current item and whether it waits
  * for the merchant's answer, with what its answer-by date is counted from (stage, scheme, base
  * day). Nothing here depends on the configured windows, so a change of DEADLINE_DAYS_* needs no
- * rebuild: the worklist adds the windows at query time (lib/data/worklist.ts). dispute_counts
+ * rebuild: the worklist adds the windows at query time (lib/data/queries/worklist.ts). dispute_counts
  * holds the disputes that need an answer per stage, scheme and base day, for exact totals of a
  * scope that covers every shop without counting rows.
  */

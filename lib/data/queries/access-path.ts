@@ -2,11 +2,11 @@ import "server-only";
 import type { Kysely } from "kysely";
 import type { RecordKind } from "@/lib/domain/fields";
 import { type SearchRequest, SORT_KEY_COLUMNS } from "@/lib/schemas/search";
-import type { Db } from "./db";
-import { type ReadStatement, VERSION_STATEMENT, versionKey } from "./read";
-import { RECORD_TABLES, type Database } from "./schema";
+import type { Db } from "../connection/db";
+import { type ReadStatement, VERSION_STATEMENT, versionKey } from "../connection/read";
+import { RECORD_TABLES, type Database } from "../connection/schema";
 import { type AccessPath, answeredBySummary, countOf } from "./selection";
-import { statement } from "./sql";
+import { statement } from "../connection/sql";
 
 /**
  * The counts of a snapshot (data version `version`, a version key) say the scope holds every

@@ -3,11 +3,11 @@ import { type CompiledQuery, type Kysely, sql } from "kysely";
 import type { RecordKind } from "@/lib/domain/fields";
 import { type SearchRequest, SORT_KEY_COLUMNS } from "@/lib/schemas/search";
 import type { EveryRecord } from "./access-path";
-import type { ReadStatement } from "./read";
-import { RECORD_JSON_COLUMN, sqlRecordJson } from "./record-json";
-import { type Database, RECORD_TABLES } from "./schema";
+import type { ReadStatement } from "../connection/read";
+import { RECORD_JSON_COLUMN, sqlRecordJson } from "../connection/record-json";
+import { type Database, RECORD_TABLES } from "../connection/schema";
 import { type AccessPath, filtered, type IdRange, idRange, ordered, type Query, walks } from "./selection";
-import { statement } from "./sql";
+import { statement } from "../connection/sql";
 
 /**
  * The page statement on SQLite. In id order over a scope whose counts say it holds every record

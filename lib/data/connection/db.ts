@@ -4,7 +4,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { CompiledQuery, Kysely, SqliteDialect, sql } from "kysely";
 import { databaseTarget, type DatabaseTarget } from "@/lib/config";
 import type { Dialect } from "./dialect";
-import { migrateToLatest } from "./migrations";
+import { migrateToLatest } from "../migrations";
 import { postgresPool, postgresReader, written } from "./postgres";
 import { Memo, type ReadResult, type ReadStatement, type Remembered, rememberedIn, type Row, runBatch } from "./read";
 import { replicaReads } from "./replicas";

@@ -4,14 +4,14 @@ import { lastDayOfMonth, shiftMonth } from "@/lib/domain/calendar";
 import type { RecordKind } from "@/lib/domain/fields";
 import { formatMinor } from "@/lib/domain/money";
 import { type DimensionName, dimensionOf, MAX_GROUPS, type SummaryRequest } from "@/lib/schemas/summary";
-import { getDb } from "./db";
-import type { Dialect } from "./dialect";
+import { getDb } from "../connection/db";
+import type { Dialect } from "../connection/dialect";
 import { filtered, type Selection, visibleShops } from "./selection";
-import type { Row } from "./read";
-import { coversEveryShop } from "./record-counts";
-import { bytewise, MONEY, pairName, pairPart, recordMoney, storedPair, valueDimensions } from "./record-sums";
-import { type Database, RECORD_TABLES, type RecordTable } from "./schema";
-import { listRows } from "./sql";
+import type { Row } from "../connection/read";
+import { coversEveryShop } from "../aggregates/record-counts";
+import { bytewise, MONEY, pairName, pairPart, recordMoney, storedPair, valueDimensions } from "../aggregates/record-sums";
+import { type Database, RECORD_TABLES, type RecordTable } from "../connection/schema";
+import { listRows } from "../connection/sql";
 
 /**
  * The summaries (docs/api.md, "Summaries"): counts and exact sums per currency of a selection, grouped by up

@@ -1,8 +1,8 @@
 import "server-only";
 import { type Kysely, type Selectable, type Updateable } from "kysely";
 import { type CreateViewRequest, type SavedView, type UpdateViewRequest, VIEW_LIMITS, type ViewPage, viewNameKey } from "@/lib/schemas/saved-views";
-import { getDb } from "./db";
-import type { Database, SavedViewTable } from "./schema";
+import { getDb } from "../connection/db";
+import type { Database, SavedViewTable } from "../connection/schema";
 import { changingUser } from "./user-write";
 
 export type { SavedView };

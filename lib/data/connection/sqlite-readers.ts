@@ -68,7 +68,7 @@ class ReaderThread {
 // Loaded by path from the project root, where `next start`, the commands and the tests all run:
 // the bundle next.config.mjs builds, or else the TypeScript source through tsx.
 const BUNDLE = path.resolve(/* turbopackIgnore: true */ process.cwd(), ".worker/sqlite-reader.worker.cjs");
-const WORKER_FILE = fs.existsSync(BUNDLE) ? BUNDLE : path.resolve(/* turbopackIgnore: true */ process.cwd(), "lib/data/sqlite-reader.worker.mjs");
+const WORKER_FILE = fs.existsSync(BUNDLE) ? BUNDLE : path.resolve(/* turbopackIgnore: true */ process.cwd(), "lib/data/connection/sqlite-reader.worker.mjs");
 
 export class SqliteReaders {
   private threads: ReaderThread[];

@@ -2,11 +2,11 @@ import "server-only";
 import { type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import type { RecordKind } from "@/lib/domain/fields";
 import { NULLABLE_SORT_COLUMNS, type SearchRequest, SORT_KEY_COLUMNS, type SortKey } from "@/lib/schemas/search";
-import type { Dialect } from "./dialect";
-import type { ReadResult, ReadStatement, Row } from "./read";
-import { countFromSummary, coversEveryShop } from "./record-counts";
-import { type Database, RECORD_TABLES, type RecordTable } from "./schema";
-import { inList, statement } from "./sql";
+import type { Dialect } from "../connection/dialect";
+import type { ReadResult, ReadStatement, Row } from "../connection/read";
+import { countFromSummary, coversEveryShop } from "../aggregates/record-counts";
+import { type Database, RECORD_TABLES, type RecordTable } from "../connection/schema";
+import { inList, statement } from "../connection/sql";
 
 /**
  * A request's selection as SQL (docs/api.md, "Selection and order"): its WHERE, always inside the
@@ -50,7 +50,7 @@ export const walks = (path: AccessPath) => path === "walk" || path === "walkEver
 export type Scope = readonly string[] | typeof EVERY_SHOP;
 export const EVERY_SHOP = "every shop";
 
-/** The WHERE of a selection inside `shops` (also the summaries' fallback over the records, lib/data/summary.ts). */
+/** The WHERE of a selection inside `shops` (also the summaries' fallback over the records, lib/data/queries/summary.ts). */
 export function filtered(kind: RecordKind, selection: Selection, shops: Scope, path: AccessPath, dialect: Dialect) {
   const column = SORT_KEY_COLUMNS[selection.sortKey];
   // Only SQLite takes the hint; PostgreSQL's planner weighs the bound values itself.
@@ -90,7 +90,7 @@ export function filtered(kind: RecordKind, selection: Selection, shops: Scope, p
  */
 const matchable = (dialect: Dialect, value: string) => dialect !== "postgres" || !value.includes("\u0000");
 
-/** `term` is one of `values` (lib/data/sql.ts); a list none of whose values can match matches nothing (never "no filter"). */
+/** `term` is one of `values` (lib/data/connection/sql.ts); a list none of whose values can match matches nothing (never "no filter"). */
 function oneOf<DB, TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, dialect: Dialect, term: RawBuilder<unknown>, values: readonly string[]): Expression<SqlBool> {
   const usable = values.filter((value) => matchable(dialect, value));
   return usable.length === 0 ? eb.lit(false) : inList(dialect, term, usable);

@@ -27,7 +27,7 @@ const memo = new Memo();
 function run({ sql, parameters, json }: ReadStatement): ReadResult {
   const statement = prepared(sql);
   if (!json) return statement.raw(false).all(parameters as unknown[]) as Row[];
-  // A page statement selects each record's JSON, written by SQLite (lib/data/pages-sqlite.ts), alone.
+  // A page statement selects each record's JSON, written by SQLite (lib/data/queries/pages-sqlite.ts), alone.
   // As UTF-8 bytes in a buffer of their own, handed over without a copy (see postMessage below).
   return jsonArrayBytes(statement.pluck(true).all(parameters as unknown[]) as string[]);
 }

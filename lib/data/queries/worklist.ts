@@ -4,16 +4,16 @@ import { dateOfDay, dayNumber } from "@/lib/domain/calendar";
 import { type DeadlineConfig, type DisputeStatus, expiryDays, SCHEMES, type Scheme, STAGES, type Stage, statusOn, windowDays } from "@/lib/domain/deadlines";
 import type { RecordKind } from "@/lib/domain/fields";
 import type { WorklistRequest } from "@/lib/schemas/worklist";
-import { type Db, getDb } from "./db";
-import { EITHER_SCHEME } from "./disputes";
-import type { Dialect } from "./dialect";
-import { type ReadResult, type ReadStatement, type Row, VERSION_COLUMN, VERSION_SQL, VERSION_STATEMENT, versioned } from "./read";
+import { type Db, getDb } from "../connection/db";
+import { EITHER_SCHEME } from "../aggregates/disputes";
+import type { Dialect } from "../connection/dialect";
+import { type ReadResult, type ReadStatement, type Row, VERSION_COLUMN, VERSION_SQL, VERSION_STATEMENT, versioned } from "../connection/read";
 import { visibleShops } from "./selection";
-import { type Database, RECORD_TABLES } from "./schema";
-import { inList, notInList } from "./sql";
+import { type Database, RECORD_TABLES } from "../connection/schema";
+import { inList, notInList } from "../connection/sql";
 
 /**
- * The worklist (docs/api.md, "Worklist") from the disputes table (lib/data/disputes.ts), always
+ * The worklist (docs/api.md, "Worklist") from the disputes table (lib/data/aggregates/disputes.ts), always
  * inside the caller's scope. A dispute's answer-by day is its base day plus the window of its
  * stage and scheme, and its expiry day its base day plus the scheme's limit, so within one
  * (stage, scheme) class the answer-by order is the base-day order that the partial index
@@ -83,7 +83,7 @@ function classesOf(request: WorklistRequest, config: DeadlineConfig): Class[] {
   return out;
 }
 
-/** `column` is one of `shops`, the list as one bound value (lib/data/sql.ts). */
+/** `column` is one of `shops`, the list as one bound value (lib/data/connection/sql.ts). */
 function inScope(dialect: Dialect, column: RawBuilder<unknown>, shops: readonly string[]): RawBuilder<unknown> {
   return inList(dialect, column, shops);
 }
