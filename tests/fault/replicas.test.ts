@@ -14,7 +14,7 @@ import { startServer, type TestServer } from "../helpers/server";
 import { writeFile } from "../helpers/webhooks";
 
 /**
- * Read replicas (CONTRACT.md section 14, "Read replicas (PostgreSQL)"; lib/data/connection/replicas.ts) on a
+ * Read replicas (docs/replicas.md, "What reads where"; lib/data/connection/replicas.ts) on a
  * private primary with one hot standby (tests/helpers/pg-cluster.ts), served by real production
  * servers with DATABASE_REPLICA_URLS: reads go to the standby and writes never do; a standby whose
  * replay is paused is left out as lagging and comes back; one that is stopped or frozen under load
