@@ -1,7 +1,8 @@
-import { csvResponse, exportSession, guardedText } from "@/lib/api/csv-export";
+import { csvResponse, exportSession } from "@/lib/api/csv-export";
 import { ApiError, requireInScope } from "@/lib/api/problem";
 import { errorResponse } from "@/lib/api/route";
 import { iterateRecords } from "@/lib/data/search";
+import { guardedText } from "@/lib/domain/csv";
 import { FIELDS_BY_KIND, type FieldDef, isTextKind } from "@/lib/domain/fields";
 import { KINDS, kindOf, RECORD_KINDS } from "@/lib/domain/kinds";
 import { formatMinor } from "@/lib/domain/money";

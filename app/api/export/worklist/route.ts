@@ -1,8 +1,9 @@
-import { csvResponse, exportSession, guardedText } from "@/lib/api/csv-export";
+import { csvResponse, exportSession } from "@/lib/api/csv-export";
 import { ApiError, requireInScope } from "@/lib/api/problem";
 import { errorResponse } from "@/lib/api/route";
 import { type WorklistItem, worklistPage } from "@/lib/data/worklist";
 import { utcToday } from "@/lib/domain/calendar";
+import { guardedText } from "@/lib/domain/csv";
 import { deadlineConfigFromEnv } from "@/lib/domain/deadlines";
 import { formatMinor } from "@/lib/domain/money";
 import { parseWorklistRequest, type WorklistRequest } from "@/lib/schemas/worklist";
