@@ -1,6 +1,7 @@
 import { csvResponse, exportSession } from "@/lib/api/csv-export";
 import { ApiError, requireInScope } from "@/lib/api/problem";
 import { errorResponse } from "@/lib/api/route";
+import { exportBatchSize } from "@/lib/config";
 import { iterateRecords } from "@/lib/data/search";
 import { guardedText } from "@/lib/domain/csv";
 import { FIELDS_BY_KIND, type FieldDef, isTextKind } from "@/lib/domain/fields";
@@ -18,8 +19,6 @@ import { parseExportQuery } from "@/lib/url-state/export-query";
  */
 
 export const dynamic = "force-dynamic";
-
-const BATCH = 1000;
 
 /** Text fields (by their kind, lib/domain/fields.ts) are formula-guarded; amounts exact from minor units. */
 function cell(def: FieldDef, value: unknown): string {
@@ -44,7 +43,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ kind
     const selection = parsed.request;
     requireInScope(selection.shop_codes, session.access);
     const fields = FIELDS_BY_KIND[kind];
-    return await csvResponse(KINDS[kind].exportName, ["shop_code", ...fields.map((d) => d.name)], lines(fields, iterateRecords(kind, selection, session.access, BATCH)));
+    return await csvResponse(KINDS[kind].exportName, ["shop_code", ...fields.map((d) => d.name)], lines(fields, iterateRecords(kind, selection, session.access, exportBatchSize())));
   } catch (err) {
     return errorResponse(err);
   }
