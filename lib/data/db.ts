@@ -39,7 +39,7 @@ export interface Db {
 
 /**
  * Reads that all see one snapshot of the data until `close`, for an answer read in many batches
- * that must not straddle an import's commit (the worklist export, docs/api.md, "CSV exports"). It
+ * that must not straddle an import's commit (the worklist export, docs/api.md, "CSV export"). It
  * holds a connection of its own: on PostgreSQL one of the primary's pool in a read-only
  * repeatable-read transaction, on SQLite a read-only connection in one read transaction (an
  * import still commits meanwhile: WAL keeps the pages this reader sees).

@@ -1,7 +1,7 @@
 import { stringify } from "csv-stringify/sync";
 
 /**
- * The CSV files the product writes (docs/api.md, "CSV exports"): the server's record and worklist
+ * The CSV files the product writes (docs/api.md, "CSV export"): the server's record and worklist
  * exports and the report page's table, all through these two functions, so that a file written in
  * the browser follows the same rules as one streamed by the server.
  *

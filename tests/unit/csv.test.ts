@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { csvLines, guardedText } from "@/lib/domain/csv";
 
 /**
- * The one CSV writer of the exports (lib/domain/csv.ts; docs/api.md, "CSV exports"): whatever a
+ * The one CSV writer of the exports (lib/domain/csv.ts; docs/api.md, "CSV export"): whatever a
  * text field holds, a CSV parser gives back the same rows and fields.
  */
 

@@ -19,7 +19,7 @@ import { toWorklistBody, WORKLIST_FILTERS, worklistExportParsers } from "@/lib/u
  * import order), one row per dispute with its current item, its status on as_of and its expiry
  * date. Signed-in users only, inside their access list, like the grids' exports. Read in batches
  * from one snapshot (worklistBatches), so an import that commits during a long download neither
- * repeats nor drops a dispute (docs/api.md, "CSV exports").
+ * repeats nor drops a dispute (docs/api.md, "CSV export").
  */
 
 export const dynamic = "force-dynamic";
