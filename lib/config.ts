@@ -50,6 +50,9 @@ export const rateLimitPerMinute = (env: Env = process.env) =>
  */
 export const pgQueryTimeoutSeconds = (env: Env = process.env) => wholeNumber("PG_QUERY_TIMEOUT_SECONDS", 15, { min: 1, max: 3600 }, env);
 
+/** Records or disputes an export reads per batch (docs/api.md, "CSV export"); smaller in tests, to cross many batches. */
+export const exportBatchSize = (env: Env = process.env) => wholeNumber("EXPORT_BATCH_SIZE", 1000, { min: 10, max: 10_000 }, env);
+
 /**
  * DATABASE_REPLICA_URLS: comma-separated postgres:// URLs of hot standbys of DATABASE_URL, whose
  * servers take the reads (docs/replicas.md); none by default. Only with a PostgreSQL DATABASE_URL.

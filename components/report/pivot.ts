@@ -1,3 +1,4 @@
+import { csvLines, guardedText } from "@/lib/domain/csv";
 import { formatMinor } from "@/lib/domain/money";
 import { dimensionOf, type DimensionName } from "@/lib/schemas/summary";
 import { isMoneyMeasure, type CellKey, type Measure, type ReportLayout } from "@/lib/url-state/report";
@@ -219,18 +220,16 @@ export function cellWords(key: CellKey): string {
 
 // ---- CSV -------------------------------------------------------------------------------------
 
-/** A text cell a spreadsheet could run as a formula gets a leading quote (as the server's exports do). */
-const FORMULA_START = /^[=+\-@\t\r]/;
-const guarded = (text: string) => (FORMULA_START.test(text) ? `'${text}` : text);
-const quoted = (cell: string) => (/[",\r\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell);
-
-/** The table as shown: the header, a line per row with its total, and the totals line. Labels are guarded, numbers never. */
+/**
+ * The table as shown: the header, a line per row with its total, and the totals line, written as
+ * the server's exports are (lib/domain/csv.ts). Labels are guarded, numbers never.
+ */
 export function pivotCsv(pivot: Pivot, nf: Intl.NumberFormat): string {
   const columns = tableColumns(pivot);
-  const lines: string[][] = [[guarded(DIMENSION_LABELS[pivot.layout.rows]), ...columns.map((c) => guarded(c.header))]];
-  const line = (ri: Index, label: string) => [guarded(label), ...columns.map((c) => cellValue(pivot, ri, c, nf).csv)];
+  const lines: string[][] = [[guardedText(DIMENSION_LABELS[pivot.layout.rows]), ...columns.map((c) => guardedText(c.header))]];
+  const line = (ri: Index, label: string) => [guardedText(label), ...columns.map((c) => cellValue(pivot, ri, c, nf).csv)];
   pivot.rows.forEach((value, ri) => lines.push(line(ri, valueLabel(pivot.layout.rows, value))));
   lines.push(line("total", "Total"));
   // A BOM, so that spreadsheet programs read the file as UTF-8.
-  return "\uFEFF" + lines.map((cells) => cells.map(quoted).join(",")).join("\r\n") + "\r\n";
+  return "\uFEFF" + csvLines(lines);
 }

@@ -1,8 +1,8 @@
 import "server-only";
-import { stringify } from "csv-stringify/sync";
 import { readCookie } from "@/lib/auth/request-auth";
 import { findSession, sessionTokenFrom } from "@/lib/auth/sessions";
 import { getDb } from "@/lib/data/connection/db";
+import { csvLines } from "@/lib/domain/csv";
 import { currentRequest, errorFields, log } from "@/lib/log";
 import { ApiError } from "./problem";
 import { throttledAuthentication } from "./route";
@@ -10,8 +10,9 @@ import { throttledAuthentication } from "./route";
 /**
  * What every CSV export of the dashboard shares: a signed-in user of this site (session cookie,
  * never from another site's page, behind the failed-authentication throttle), formula-safe text
- * cells, and a stream that reads its first batch before answering (an unreachable database is a
- * 503, not a broken file) and aborts rather than ends a file cut short.
+ * cells and one quoting rule (lib/domain/csv.ts), and a stream that reads its first batch before
+ * answering (an unreachable database is a 503, not a broken file) and aborts rather than ends a
+ * file cut short.
  */
 
 /** The signed-in user of an export request, or a 401 / 403 ApiError. */
@@ -27,19 +28,6 @@ export async function exportSession(request: Request) {
   });
 }
 
-/**
- * A text cell that a spreadsheet could run as a formula (a leading =, +, -, @, tab or CR) gets a
- * leading quote. Every text value comes from an acquirer's file, so every text field is guarded;
- * numbers and dates never are, so a negative amount stays a number.
- */
-const FORMULA_START = /^[=+\-@\t\r]/;
-
-export function guardedText(text: string): string {
-  return FORMULA_START.test(text) ? `'${text}` : text;
-}
-
-export const csvRows = (rows: string[][]) => stringify(rows, { record_delimiter: "\r\n" });
-
 /** The CSV answer: a BOM and the header, then each batch's lines as the batches come. */
 export async function csvResponse(name: string, header: string[], batches: AsyncGenerator<string[][]>): Promise<Response> {
   const first = await batches.next();
@@ -48,15 +36,15 @@ export async function csvResponse(name: string, header: string[], batches: Async
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       // A BOM, so that spreadsheet programs read the file as UTF-8.
-      controller.enqueue(encoder.encode("\uFEFF" + csvRows([header])));
+      controller.enqueue(encoder.encode("\uFEFF" + csvLines([header])));
       if (first.done) controller.close();
-      else controller.enqueue(encoder.encode(csvRows(first.value)));
+      else controller.enqueue(encoder.encode(csvLines(first.value)));
     },
     async pull(controller) {
       try {
         const next = await batches.next();
         if (next.done) controller.close();
-        else controller.enqueue(encoder.encode(csvRows(next.value)));
+        else controller.enqueue(encoder.encode(csvLines(next.value)));
       } catch (err) {
         // Headers are gone: abort the download rather than end a truncated file cleanly.
         log.error({ request_id: requestId, ...errorFields(err) }, "export failed mid-stream");

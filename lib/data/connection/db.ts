@@ -10,6 +10,7 @@ import { Memo, type ReadResult, type ReadStatement, type Remembered, rememberedI
 import { replicaReads } from "./replicas";
 import { sqliteReaderCount, SqliteReaders } from "./sqlite-readers";
 import { preparedStatements } from "./prepared";
+import { jsonArrayBytes } from "./record-json";
 import type { Database } from "./schema";
 
 /**
@@ -31,6 +32,20 @@ export interface Db {
   read(statements: readonly ReadStatement[]): Promise<ReadResult[]>;
   /** What `read` remembers for a memo statement under the latest version it read (none on reader threads, whose memos are their own). */
   remembered(s: ReadStatement): Remembered | undefined;
+  /** A snapshot of its own for a long read of many batches (`Snapshot`); close it when done. */
+  snapshot(): Promise<Snapshot>;
+  close(): Promise<void>;
+}
+
+/**
+ * Reads that all see one snapshot of the data until `close`, for an answer read in many batches
+ * that must not straddle an import's commit (the worklist export, docs/api.md, "CSV export"). It
+ * holds a connection of its own: on PostgreSQL one of the primary's pool in a read-only
+ * repeatable-read transaction, on SQLite a read-only connection in one read transaction (an
+ * import still commits meanwhile: WAL keeps the pages this reader sees).
+ */
+export interface Snapshot {
+  read(statements: readonly ReadStatement[]): Promise<ReadResult[]>;
   close(): Promise<void>;
 }
 
@@ -140,9 +155,51 @@ export async function openDatabase(url?: string, opts: { readers?: number; serve
     sqlite: sqlite?.database,
     read: reads.read,
     remembered: reads.remembered,
+    snapshot: async () => {
+      if (target.kind === "postgres") return postgresSnapshot(db);
+      // An in-memory database has one connection, which every read shares: each batch is a snapshot of its own.
+      if (target.file === ":memory:") return { read: onThisConnection.read, close: async () => {} };
+      return sqliteSnapshot(target.file);
+    },
     close: async () => {
       await readers?.close();
       await db.destroy();
+    },
+  };
+}
+
+async function postgresSnapshot(db: Kysely<Database>): Promise<Snapshot> {
+  const trx = await db.startTransaction().setIsolationLevel("repeatable read").setAccessMode("read only").execute();
+  const memo = new Memo();
+  const run = async (s: ReadStatement) => written(s, (await trx.executeQuery<Row>(CompiledQuery.raw(s.sql, [...s.parameters]))).rows);
+  return { read: (statements) => runBatch(statements, memo, run), close: () => trx.rollback().execute() };
+}
+
+function sqliteSnapshot(file: string): Snapshot {
+  const database = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+  try {
+    database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+    // The read transaction takes its snapshot at the first read and keeps it until the commit.
+    database.prepare("begin").run();
+  } catch (err) {
+    database.close();
+    throw err;
+  }
+  const memo = new Memo();
+  const run = (s: ReadStatement): ReadResult => {
+    const statement = database.prepare(s.sql);
+    const parameters = s.parameters as unknown[];
+    return s.json ? jsonArrayBytes(statement.pluck(true).all(parameters) as string[]) : (statement.all(parameters) as Row[]);
+  };
+  return {
+    read: (statements) => runBatch(statements, memo, run),
+    close: async () => {
+      if (!database.open) return;
+      try {
+        database.prepare("commit").run();
+      } finally {
+        database.close();
+      }
     },
   };
 }

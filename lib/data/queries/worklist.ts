@@ -138,18 +138,38 @@ interface Start {
  * entry, or, when the scope holds few of the class's disputes, seeks them per shop in
  * ix_disputes_shop_due and sorts them (`seek[i]`); PostgreSQL's planner makes that choice itself.
  */
-function pageStatement(db: Kysely<Database>, dialect: Dialect, classes: readonly Class[], shops: readonly string[], request: WorklistRequest, seek: readonly boolean[], start?: Start): CompiledQuery {
-  const offset = request.page * request.per_page - (start?.before ?? 0);
+function pageStatement(db: Kysely<Database>, dialect: Dialect, classes: readonly Class[], shops: readonly string[], request: WorklistRequest, seek: readonly boolean[], start?: Start, after?: WorklistCursor): CompiledQuery {
+  const offset = after ? 0 : request.page * request.per_page - (start?.before ?? 0);
   const arms = classes.map((c, i) => {
     const index = seek[i] ? "ix_disputes_shop_due" : "ix_disputes_due";
+    const { from, tie } = after ? keysetAfter(c, after) : { from: start ? start.day - c.window : c.lo, tie: sql`` };
     return sql`select * from (select ${sql.lit(c.kind)} as kind, record_id, base_day + ${c.window} as answer_day, base_day + ${c.limit} as expiry_day
-      from disputes${indexedBy(dialect, index)} where ${due(c, start ? start.day - c.window : c.lo)} and ${inScope(dialect, sql.ref("shop_code"), shops)}
+      from disputes${indexedBy(dialect, index)} where ${due(c, from)}${tie} and ${inScope(dialect, sql.ref("shop_code"), shops)}
       order by base_day, record_id limit ${offset + request.per_page}) ${sql.id(`c${i}`)}`;
   });
   // On PostgreSQL each entry also names its snapshot's version, for a batch of one round trip (read.ts).
   const version = dialect === "postgres" ? sql.raw(`, (${VERSION_SQL}) as ${VERSION_COLUMN}`) : sql``;
   return sql`select kind, record_id, answer_day, expiry_day${version} from (${sql.join(arms, sql` union all `)}) page
     order by answer_day, kind, record_id limit ${request.per_page} offset ${offset}`.compile(db);
+}
+
+/** The last entry of a batch: the next batch starts after it, in the page order (answer day, kind, record id). */
+export interface WorklistCursor {
+  answerDay: number;
+  kind: RecordKind;
+  recordId: number;
+}
+
+/**
+ * A class's entries after `after`: within a class the answer day is base day + window and the
+ * kind is fixed, so the order's tuple comparison becomes a first base day and, for the cursor's
+ * own kind, a tie on that day broken by record id (a range the class's index walks from).
+ */
+function keysetAfter(c: Class, after: WorklistCursor): { from: number; tie: RawBuilder<unknown> } {
+  const day = after.answerDay - c.window;
+  if (c.kind < after.kind) return { from: day + 1, tie: sql`` };
+  if (c.kind > after.kind) return { from: day, tie: sql`` };
+  return { from: day, tie: sql` and (base_day > ${day} or record_id > ${after.recordId})` };
 }
 
 const statement = (query: CompiledQuery, opts: { memo?: true } = {}): ReadStatement => ({ sql: query.sql, parameters: query.parameters, ...opts });
@@ -181,19 +201,61 @@ const START_FROM_COUNTS = 100;
 
 const versionOf = (result: ReadResult | undefined) => JSON.stringify(result);
 
+/**
+ * A deep page placed from the counts is read again when an import committed between the counts
+ * and the page; after this many tries it is read without the shortcut, walking each class from
+ * its first dispute, which needs no second read (docs/api.md, "Worklist").
+ */
+const START_TRIES = 3;
+
 export async function worklistPage(request: WorklistRequest, access: readonly string[], config: DeadlineConfig): Promise<WorklistResult> {
-  const { db, dialect, read } = await getDb();
+  const handle = await getDb();
+  return (await readPage(handle, handle.read, request, access, config)).result;
+}
+
+/**
+ * Every dispute of a worklist view in its order, in batches of `batchSize`, for the export: every
+ * batch in one snapshot held from the first to the last (`Snapshot`), each starting after the
+ * previous batch's last entry (keyset), so an import that commits meanwhile neither repeats nor
+ * drops a dispute and the thousandth batch costs what the first did. The snapshot is let go
+ * when the batches end, fail, or the reader stops asking (`return`).
+ */
+export async function* worklistBatches(request: WorklistRequest, access: readonly string[], config: DeadlineConfig, batchSize: number): AsyncGenerator<WorklistItem[]> {
+  const handle = await getDb();
+  const snapshot = await handle.snapshot();
+  try {
+    const first = { ...request, page: 0, per_page: batchSize };
+    let after: WorklistCursor | undefined;
+    for (;;) {
+      const { result, last } = await readPage(handle, snapshot.read, first, access, config, after);
+      if (result.items.length) yield result.items;
+      if (result.items.length < batchSize || !last) return;
+      after = last;
+    }
+  } finally {
+    await snapshot.close();
+  }
+}
+
+async function readPage(
+  { db, dialect }: Db,
+  read: Db["read"],
+  request: WorklistRequest,
+  access: readonly string[],
+  config: DeadlineConfig,
+  after?: WorklistCursor,
+): Promise<{ result: WorklistResult; last?: WorklistCursor }> {
   const shops = visibleShops(request, access);
   const classes = classesOf(request, config).filter((c) => c.lo <= c.hi);
   // An empty access list sees nothing; "in ()" is not valid SQL.
-  if (shops.length === 0 || classes.length === 0) return { items: [], totalElements: 0, totalPages: 0 };
+  if (shops.length === 0 || classes.length === 0) return { result: { items: [], totalElements: 0, totalPages: 0 } };
   // The same statement in both reads below, so it is counted (and remembered) once per version.
   const count = versioned(dialect, statement(countStatement(db, dialect, classes, shops), { memo: true }));
-  const offset = request.page * request.per_page;
+  const offset = after ? 0 : request.page * request.per_page;
   const limit = offset + request.per_page;
   const deep = offset >= START_FROM_COUNTS;
 
-  for (;;) {
+  for (let tries = 1; ; tries++) {
     let seek = classes.map(() => false);
     let start: Start | undefined;
     let version: string | undefined;
@@ -201,21 +263,25 @@ export async function worklistPage(request: WorklistRequest, access: readonly st
       // The counts (remembered per data version) choose each class's path, tell a page past the
       // end, and place a deep page's start. A path decides only the speed; a start decides the
       // answer, so it is used only when the page reads the same data version.
-      const [v, counted, started] = await read([VERSION_STATEMENT, count, ...(deep ? [statement(startStatement(db, classes, offset))] : [])]);
+      const placing = deep && tries <= START_TRIES;
+      const [v, counted, started] = await read([VERSION_STATEMENT, count, ...(placing ? [statement(startStatement(db, classes, offset))] : [])]);
       version = versionOf(v);
       const perClass = classCounts(counted, classes.length);
       const total = perClass.reduce((sum, c) => sum + c.m, 0);
-      if (offset >= total) return { items: [], totalElements: total, totalPages: Math.ceil(total / request.per_page) };
+      if (offset >= total) return { result: { items: [], totalElements: total, totalPages: Math.ceil(total / request.per_page) } };
       seek = perClass.map(({ m, all }) => dialect === "sqlite" && (m === 0 || (limit * all) / m > m * WALK_COST_RATIO));
       const row = (started as Row[] | undefined)?.[0];
       if (row && perClass.every(({ m, all }) => m === all)) start = { day: Number(row.answer_day), before: Number(row.before) };
     }
-    const page = { ...statement(pageStatement(db, dialect, classes, shops, request, seek, start)), ...(dialect === "postgres" ? { carriesVersion: true as const } : {}) };
+    const page = { ...statement(pageStatement(db, dialect, classes, shops, request, seek, start, after)), ...(dialect === "postgres" ? { carriesVersion: true as const } : {}) };
     const [v, counted, entries] = await read([VERSION_STATEMENT, count, page]);
     // An import committed in between: the start may have moved, so place the page again.
     if (start && versionOf(v) !== version) continue;
     const totalElements = classCounts(counted, classes.length).reduce((sum, c) => sum + c.m, 0);
-    return { items: await itemsOf(read, db, dialect, entries as Row[], dayNumber(request.as_of)!), totalElements, totalPages: Math.ceil(totalElements / request.per_page) };
+    const rows = entries as Row[];
+    const tail = rows.at(-1);
+    const last = tail && { answerDay: Number(tail.answer_day), kind: tail.kind as RecordKind, recordId: Number(tail.record_id) };
+    return { result: { items: await itemsOf(read, db, dialect, rows, dayNumber(request.as_of)!), totalElements, totalPages: Math.ceil(totalElements / request.per_page) }, last };
   }
 }
 

@@ -1,7 +1,9 @@
-import { csvResponse, exportSession, guardedText } from "@/lib/api/csv-export";
+import { csvResponse, exportSession } from "@/lib/api/csv-export";
 import { ApiError, requireInScope } from "@/lib/api/problem";
 import { errorResponse } from "@/lib/api/route";
+import { exportBatchSize } from "@/lib/config";
 import { iterateRecords } from "@/lib/data/queries/search";
+import { guardedText } from "@/lib/domain/csv";
 import { FIELDS_BY_KIND, type FieldDef, isTextKind } from "@/lib/domain/fields";
 import { KINDS, kindOf, RECORD_KINDS } from "@/lib/domain/kinds";
 import { formatMinor } from "@/lib/domain/money";
@@ -17,8 +19,6 @@ import { parseExportQuery } from "@/lib/url-state/export-query";
  */
 
 export const dynamic = "force-dynamic";
-
-const BATCH = 1000;
 
 /** Text fields (by their kind, lib/domain/fields.ts) are formula-guarded; amounts exact from minor units. */
 function cell(def: FieldDef, value: unknown): string {
@@ -43,7 +43,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ kind
     const selection = parsed.request;
     requireInScope(selection.shop_codes, session.access);
     const fields = FIELDS_BY_KIND[kind];
-    return await csvResponse(KINDS[kind].exportName, ["shop_code", ...fields.map((d) => d.name)], lines(fields, iterateRecords(kind, selection, session.access, BATCH)));
+    return await csvResponse(KINDS[kind].exportName, ["shop_code", ...fields.map((d) => d.name)], lines(fields, iterateRecords(kind, selection, session.access, exportBatchSize())));
   } catch (err) {
     return errorResponse(err);
   }

@@ -1,11 +1,13 @@
-import { csvResponse, exportSession, guardedText } from "@/lib/api/csv-export";
+import { csvResponse, exportSession } from "@/lib/api/csv-export";
 import { ApiError, requireInScope } from "@/lib/api/problem";
 import { errorResponse } from "@/lib/api/route";
-import { type WorklistItem, worklistPage } from "@/lib/data/queries/worklist";
+import { exportBatchSize } from "@/lib/config";
+import { type WorklistItem, worklistBatches } from "@/lib/data/queries/worklist";
 import { utcToday } from "@/lib/domain/calendar";
+import { guardedText } from "@/lib/domain/csv";
 import { deadlineConfigFromEnv } from "@/lib/domain/deadlines";
 import { formatMinor } from "@/lib/domain/money";
-import { parseWorklistRequest, type WorklistRequest } from "@/lib/schemas/worklist";
+import { parseWorklistRequest } from "@/lib/schemas/worklist";
 import { parseStrictQuery, renameFields } from "@/lib/url-state/export-query";
 import { toWorklistBody, WORKLIST_FILTERS, worklistExportParsers } from "@/lib/url-state/worklist";
 
@@ -15,12 +17,13 @@ import { toWorklistBody, WORKLIST_FILTERS, worklistExportParsers } from "@/lib/u
  *
  * The whole worklist of a view as CSV, in its order (answer-by date, chargebacks first, then
  * import order), one row per dispute with its current item, its status on as_of and its expiry
- * date. Signed-in users only, inside their access list, like the grids' exports.
+ * date. Signed-in users only, inside their access list, like the grids' exports. Read in batches
+ * from one snapshot (worklistBatches), so an import that commits during a long download neither
+ * repeats nor drops a dispute (docs/api.md, "CSV export").
  */
 
 export const dynamic = "force-dynamic";
 
-const BATCH = 1000;
 const HEADER = ["answer_by", "status", "expires_on", "kind", "shop_code", "acq_ref_nr", "merchant_id", "merchant_name", "card", "stage", "function_code", "reason_code", "base_date", "amount", "currency", "payment_id", "payment_order_nr"];
 function line(item: WorklistItem): string[] {
   const r = item.record;
@@ -47,13 +50,8 @@ function line(item: WorklistItem): string[] {
   ];
 }
 
-async function* pages(request: WorklistRequest, access: readonly string[]): AsyncGenerator<string[][]> {
-  const config = deadlineConfigFromEnv();
-  for (let page = 0; ; page++) {
-    const result = await worklistPage({ ...request, page, per_page: BATCH }, access, config);
-    if (result.items.length) yield result.items.map(line);
-    if (page + 1 >= result.totalPages) return;
-  }
+async function* lines(batches: AsyncGenerator<WorklistItem[]>): AsyncGenerator<string[][]> {
+  for await (const items of batches) yield items.map(line);
 }
 
 export async function GET(request: Request): Promise<Response> {
@@ -66,7 +64,7 @@ export async function GET(request: Request): Promise<Response> {
     const parsed = parseWorklistRequest(toWorklistBody(view, (asOf as string | undefined) ?? utcToday(), { group: null, paging: false }));
     if (!parsed.ok) throw new ApiError(400, "the export parameters are not valid", { errors: renameFields(parsed.errors, WORKLIST_FILTERS) });
     requireInScope(parsed.request.shop_codes, session.access);
-    return await csvResponse("worklist", HEADER, pages(parsed.request, session.access));
+    return await csvResponse("worklist", HEADER, lines(worklistBatches(parsed.request, session.access, deadlineConfigFromEnv(), exportBatchSize())));
   } catch (err) {
     return errorResponse(err);
   }

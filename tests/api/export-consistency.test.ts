@@ -1,0 +1,191 @@
+import fs from "node:fs";
+import path from "node:path";
+import { parse } from "csv-parse/sync";
+import { stringify } from "csv-stringify/sync";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifyUserLogin } from "@/lib/auth/accounts";
+import { createSession, SESSION_COOKIE } from "@/lib/auth/sessions";
+import { openDatabase } from "@/lib/data/connection/db";
+import { importColumns } from "@/lib/domain/fields";
+import { runCli } from "../helpers/cli";
+import { backends, dropCreatedDatabases, tempDir } from "../helpers/db";
+import { MINIMAL_ROW } from "../helpers/import-rows";
+import { startServer, type TestServer } from "../helpers/server";
+import { signedHeaders } from "./harness";
+
+/**
+ * The worklist export while an import commits (docs/api.md, "CSV export"): the test reads the
+ * download slowly, imports a file with the real command part-way through, then reads the rest.
+ * The file closes disputes the export has already passed, moves others to a later answer-by
+ * date and adds new ones before the point the export has reached: an export that paged by
+ * offset, or by keyset outside one snapshot, lists some disputes twice or leaves still-open ones
+ * out. The export must list each dispute once, every dispute open before and after the import,
+ * and (its snapshot) exactly the worklist as it stood when the download began.
+ */
+
+const SHOP = "SHOP-C";
+const PASSWORD = "consistency-password";
+const EMAIL = "consistency@example.test";
+// The loopback connection holds about 4 MB that the server writes ahead of a reader that pauses
+// (its send buffer grows to net.ipv4.tcp_wmem's largest), so each row carries about 2 KB of text
+// and the download is about 10 MB: the server is still reading batches when the import commits.
+// Small batches, so that it crosses many of them.
+const DISPUTES = 5_000;
+const BATCH = 100;
+const MERCHANT_NAME = `Merchant ${"n".repeat(990)}`;
+const CLOSED = 600;
+const MOVED = 300;
+const ADDED = 100;
+// Paused after this many lines, before the disputes the import changes have all been passed.
+const PAUSE_AFTER_LINES = 500;
+const AS_OF = "2026-01-01";
+
+const day = (offset: number) => new Date(Date.UTC(2026, 0, 1 + offset)).toISOString().slice(0, 10);
+const reference = (i: number) => `ARN-${String(i).padStart(6, "0")}`;
+
+/** A first chargeback per dispute, processed over four weeks in reference order, so reference order is answer-by order. */
+function chargeback(acqRefNr: string, processed: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { ...MINIMAL_ROW.chargeback, shop_code: SHOP, acq_ref_nr: acqRefNr, chb_proc_date: processed, merchant_name: MERCHANT_NAME, payment_id: `P-${acqRefNr}-${"p".repeat(800)}`, ...extra };
+}
+
+function writeFile(file: string, rows: Record<string, string>[]) {
+  const columns = importColumns("chargeback");
+  fs.writeFileSync(file, stringify([columns, ...rows.map((r) => columns.map((c) => r[c] ?? ""))]));
+}
+
+/** Connections of the database in an open transaction between statements (a paused download's snapshot). */
+async function idleTransactions(databaseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'idle in transaction' and pid <> pg_backend_pid()");
+    return rows[0].n;
+  } finally {
+    await client.end();
+  }
+}
+
+describe.each(backends)("worklist export during an import on $name", (backend) => {
+  let server: TestServer;
+  let env: Record<string, string>;
+  let cookie: string;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = tempDir("disputes-export-consistency-");
+    env = { DATABASE_URL: await backend.create(), APP_KEY_FILE: path.join(dir, "app.key"), RATE_LIMIT_PER_MINUTE: "0", EXPORT_BATCH_SIZE: String(BATCH) };
+    const first = path.join(dir, "CHB_20260105.csv");
+    writeFile(first, Array.from({ length: DISPUTES }, (_, i) => chargeback(reference(i), day(Math.floor((i * 28) / DISPUTES)))));
+    const imported = await runCli("import.ts", [first], env);
+    expect(imported.stdout).toBe(`${first}: imported ${DISPUTES} records\n`);
+    for (const args of [
+      ["shop", "add", SHOP, "--password", PASSWORD],
+      ["user", "add", EMAIL, "--password", PASSWORD, "--access", SHOP],
+    ]) {
+      const admin = await runCli("admin.ts", args, env);
+      expect(admin.code, admin.stderr).toBe(0);
+    }
+    const db = await openDatabase(env.DATABASE_URL);
+    try {
+      const user = await verifyUserLogin(db.db, EMAIL, PASSWORD);
+      cookie = `${SESSION_COOKIE}=${(await createSession(db.db, user!.userId)).token}`;
+    } finally {
+      await db.close();
+    }
+    server = await startServer(env);
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await dropCreatedDatabases();
+  });
+
+  /** The worklist through the API, every page: each dispute (one shop: its acq_ref_nr), in order, and its answer-by date. */
+  async function worklist(): Promise<{ keys: string[]; answerBy: Map<string, string> }> {
+    const keys: string[] = [];
+    const answerBy = new Map<string, string>();
+    for (let page = 0; ; page++) {
+      const res = await fetch(`${server.url}/api/worklist`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...signedHeaders(SHOP, PASSWORD) },
+        body: JSON.stringify({ as_of: AS_OF, page, per_page: 1000 }),
+      });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { content: { answer_by: string; record: { acq_ref_nr: string } }[]; totalPages: number };
+      for (const item of body.content) {
+        keys.push(item.record.acq_ref_nr);
+        answerBy.set(item.record.acq_ref_nr, item.answer_by);
+      }
+      if (page + 1 >= body.totalPages) return { keys, answerBy };
+    }
+  }
+
+  it("lists each dispute once, and every dispute open before and after the import", { timeout: 180_000 }, async () => {
+    const before = await worklist();
+    expect(before.keys).toHaveLength(DISPUTES);
+
+    // Uncompressed, so that the bytes held on the way are the file's own (gzip shrinks these rows
+    // to almost nothing, and the server would finish the download into the buffers).
+    const res = await fetch(`${server.url}/api/export/worklist?as_of=${AS_OF}`, { headers: { cookie, "Accept-Encoding": "identity" } });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    let lines = 0;
+    while (lines < PAUSE_AFTER_LINES) {
+      const { done, value } = await reader.read();
+      expect(done, "the export ended before the pause").toBe(false);
+      const chunk = decoder.decode(value, { stream: true });
+      text += chunk;
+      lines += chunk.split("\r\n").length - 1;
+    }
+    const readBeforeImport = text.length;
+
+    // Closes the first CLOSED disputes (a reversal processed later becomes the current item),
+    // gives the next MOVED an arbitration chargeback (a later answer-by date, still open), and
+    // opens ADDED new disputes that are due before any other.
+    const second = path.join(dir, "CHB_20260206.csv");
+    const later = day(35);
+    writeFile(second, [
+      ...Array.from({ length: CLOSED }, (_, i) => chargeback(reference(i), later, { rev_indicator: "R" })),
+      ...Array.from({ length: MOVED }, (_, i) => chargeback(reference(CLOSED + i), later, { function_code: "451" })),
+      ...Array.from({ length: ADDED }, (_, i) => chargeback(`NEW-${i}`, day(-1))),
+    ]);
+    const imported = await runCli("import.ts", [second], env);
+    expect(imported.stdout).toBe(`${second}: imported ${CLOSED + MOVED + ADDED} records\n`);
+    // On PostgreSQL the download's snapshot shows: a transaction still open after the import committed.
+    const openSnapshots = backend.name === "postgres" ? await idleTransactions(env.DATABASE_URL) : undefined;
+
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    text += decoder.decode();
+    // The test paused well before the end of the download.
+    expect(readBeforeImport).toBeLessThan(text.length / 4);
+
+    const after = await worklist();
+    // The import did what the test relies on.
+    expect(after.keys).toHaveLength(DISPUTES - CLOSED + ADDED);
+    expect(after.answerBy.get(reference(CLOSED))).not.toBe(before.answerBy.get(reference(CLOSED)));
+
+    const rows = parse(text, { bom: true, columns: true }) as Record<string, string>[];
+    expect(new Set(rows.map((row) => row.shop_code))).toEqual(new Set([SHOP]));
+    const exported = rows.map((row) => row.acq_ref_nr);
+    const seen = new Set<string>();
+    const twice = exported.filter((key) => seen.has(key) || !seen.add(key));
+    const stillOpen = before.keys.filter((key) => after.answerBy.has(key));
+    expect(stillOpen).toHaveLength(DISPUTES - CLOSED);
+    const missing = stillOpen.filter((key) => !seen.has(key));
+    expect(
+      { twice: twice.length, missing: missing.length },
+      `listed twice: ${twice.slice(0, 3).join(", ")}...; open before and after, left out: ${missing.slice(0, 3).join(", ")}...`,
+    ).toEqual({ twice: 0, missing: 0 });
+    // One snapshot: exactly the worklist as it stood when the download began, in its order.
+    expect(exported.length).toBe(before.keys.length);
+    expect(exported.findIndex((key, i) => key !== before.keys[i])).toBe(-1);
+    if (openSnapshots !== undefined) expect(openSnapshots).toBe(1);
+  });
+});
