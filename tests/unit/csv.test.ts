@@ -8,6 +8,9 @@ import { csvLines, guardedText } from "@/lib/domain/csv";
  * text field holds, a CSV parser gives back the same rows and fields.
  */
 
+/** A reader that ends a record at any line break outside quotes, as spreadsheet programs do. */
+const ANY_LINE_BREAK = ["\r\n", "\n", "\r"];
+
 describe("CSV writer", () => {
   it("quotes a field with a lone line feed, a lone carriage return, CRLF, a quote or a comma", () => {
     expect(csvLines([["a\nb", "c"]])).toBe('"a\nb",c\r\n');
@@ -19,7 +22,7 @@ describe("CSV writer", () => {
     const rows = fc.integer({ min: 1, max: 6 }).chain((width) => fc.array(fc.array(field, { minLength: width, maxLength: width }), { minLength: 1, maxLength: 20 }));
     fc.assert(
       fc.property(rows, (given) => {
-        const back = parse(csvLines(given), { record_delimiter: "\r\n", relax_column_count: false }) as string[][];
+        const back = parse(csvLines(given), { record_delimiter: ANY_LINE_BREAK }) as string[][];
         expect(back).toEqual(given);
       }),
       { numRuns: 500 },
