@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { runCli } from "../helpers/cli";
+import { buildCommands } from "../helpers/compiled-commands";
 import { dropCreatedDatabases, postgresBackend, tempDir } from "../helpers/db";
 import { startServer, type TestServer } from "../helpers/server";
 import { HEAD_OFFICE, SHOPS, writeFixtureFiles, writeHeadOfficeFile } from "./fixture";
@@ -44,6 +45,7 @@ export default async function globalSetup() {
   };
 
   try {
+    buildCommands();
     const databaseUrl = backend === "postgres" ? await postgresBackend.create() : `file:${path.join(dir, "disputes.sqlite")}`;
     const env = { DATABASE_URL: databaseUrl };
     writeFixtureFiles(path.join(dir, "import"));
