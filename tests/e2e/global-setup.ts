@@ -62,7 +62,7 @@ export default async function globalSetup() {
     process.env.E2E_BASE_URL = server.url;
     process.env.E2E_DATABASE_URL = databaseUrl;
     if (keep) console.log(`E2E database kept: ${databaseUrl}`);
-    fs.mkdirSync(path.resolve(import.meta.dirname, "../../docs/screenshots"), { recursive: true });
+    if (process.env.E2E_SCREENSHOTS === "1") fs.mkdirSync(path.resolve(import.meta.dirname, "../../docs/screenshots"), { recursive: true });
   } catch (err) {
     await cleanUp();
     throw err;
