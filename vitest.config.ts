@@ -9,6 +9,7 @@ export default defineConfig({
     },
   },
   test: {
+    globalSetup: ["tests/global-setup.ts"],
     include: ["tests/{unit,integration,api,ops,fault,security}/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 180_000,

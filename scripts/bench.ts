@@ -20,7 +20,8 @@
  *
  * SQLite always; PostgreSQL too when BENCH_DATABASE_URL names an empty database, or
  * TEST_DATABASE_URL a server where scratch databases may be created (they are dropped after).
- * --smoke: a few thousand records and about a second per class, to check that it all works.
+ * --smoke: a few thousand records and about a second per class, to check that it all works: exits 1
+ *   when a request failed or a total was wrong (scripts/bench/smoke-verdict.ts); `npm test` runs it.
  * --replica (PostgreSQL only, no database URL needed): instead of the backends' runs, a private
  * primary with a hot standby, the primary's read work with and without the standby and the
  * standby's lag during imports (scripts/bench/replica.ts); writes
@@ -37,6 +38,7 @@ import { formatReplicaRun, type ReplicaRun, writeReplicaRun } from "./bench/repl
 import { type BenchRun, formatRun, machineInfo, writeRun } from "./bench/report";
 import { Cleanup, runBackend } from "./bench/run";
 import { killGroupNow, ROOT } from "./bench/server";
+import { smokeProblems } from "./bench/smoke-verdict";
 
 async function main(cleanup: Cleanup): Promise<void> {
   const parsed = parseOptions(process.argv.slice(2));
@@ -77,12 +79,15 @@ async function main(cleanup: Cleanup): Promise<void> {
     return;
   }
 
+  const broken: string[] = [];
   for (const backend of opts.backends) {
     const result = await runBackend(backend, opts, files, dir, cleanup);
     const run: BenchRun = { version: 1, startedAt, finishedAt: new Date().toISOString(), mode, options: opts, machine, data, result };
     console.log(formatRun(run));
     for (const file of writeRun(run, opts.out)) console.log(`wrote ${path.relative(process.cwd(), file) || file}`);
+    if (opts.smoke) broken.push(...smokeProblems(result).map((problem) => `${backend}: ${problem}`));
   }
+  if (broken.length > 0) throw new Error(`the smoke run is broken:\n${broken.join("\n")}`);
 }
 
 const cleanup = new Cleanup();

@@ -24,15 +24,37 @@ chmod 1777 "$TMPDIR"
 export TMPDIR
 trap 'rm -rf "$TMPDIR"' EXIT
 
-npx next build
-npx vitest run
+# The tree's state before the run, to compare with after it (a developer's own changes are theirs).
+tree_before="$(git status --porcelain 2>/dev/null || true)"
+
+stage() {
+  local name="$1" start=$SECONDS
+  shift
+  "$@" || { local code=$?; echo "== $name failed after $((SECONDS - start)) s"; return "$code"; }
+  echo "== $name: $((SECONDS - start)) s"
+}
+
+# The build first: the type check reads the route types it writes (.next/types, next-env.d.ts).
+stage "build" npx next build
+stage "lint (eslint, tsc, dependency-cruiser)" npm run -s lint
+stage "vitest" npx vitest run
 
 # The browser tests on SQLite, then on PostgreSQL. Both run even when the first fails; each keeps
 # its own results (test-results[-postgres]/, playwright-report[-postgres]/, see
-# playwright.config.ts), and the suite fails when either fails.
+# playwright.config.ts), and the suite fails when either fails. On PostgreSQL only the specs tagged
+# @postgres (tests/e2e/helpers.ts, ON_POSTGRES): those whose page reaches the database by a path
+# of its own; every other page shows what the API routes answer, which tests/api runs on both.
 status=0
-E2E_BACKEND=sqlite npx playwright test || status=$?
+stage "playwright on sqlite" env E2E_BACKEND=sqlite npx playwright test || status=$?
 if [ -n "${TEST_DATABASE_URL:-}" ]; then
-  E2E_BACKEND=postgres npx playwright test || status=$?
+  stage "playwright on postgres (@postgres)" env E2E_BACKEND=postgres npx playwright test --grep @postgres || status=$?
+fi
+
+# A run leaves the tree as it found it: nothing new or changed outside what .gitignore names.
+tree_after="$(git status --porcelain 2>/dev/null || true)"
+if [ "$tree_after" != "$tree_before" ]; then
+  echo "the test run changed the work tree (git status before and after):"
+  diff <(echo "$tree_before") <(echo "$tree_after") || true
+  status=1
 fi
 exit "$status"

@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
-import { gridReady, signIn, testDb, USERS } from "./helpers";
+import { gridReady, ON_POSTGRES, signIn, testDb, USERS } from "./helpers";
 
-test.describe("sign-in", () => {
+test.describe("sign-in", ON_POSTGRES, () => {
   test("a signed-out visit goes to /login and returns to the same view after sign-in", async ({ page }) => {
     await page.goto("/chargebacks?from=2026-01-10&sort=FILE_DATE&dir=desc");
     await expect(page).toHaveURL(/\/login\?next=/);

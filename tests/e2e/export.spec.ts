@@ -2,9 +2,9 @@ import fs from "node:fs";
 import { expect, test } from "@playwright/test";
 import { parse } from "csv-parse/sync";
 import { formatMinor } from "../../lib/domain/money";
-import { gridReady, rangeText, signIn, testDb, USERS } from "./helpers";
+import { gridReady, ON_POSTGRES, rangeText, signIn, testDb, USERS } from "./helpers";
 
-test.describe("CSV export", () => {
+test.describe("CSV export", ON_POSTGRES, () => {
   test("holds the whole selection (all pages), in order, with exact amounts", async ({ page }) => {
     await signIn(page);
     await page.goto("/chargebacks?shops=SHOP_B&from=2026-01-04&to=2026-01-20&sort=PAYMENT_ORDER_NR&dir=desc&size=10");

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { runCli } from "../helpers/cli";
+import { buildCommands } from "../helpers/compiled-commands";
 import { dropCreatedDatabases, postgresBackend, tempDir } from "../helpers/db";
 import { startServer, type TestServer } from "../helpers/server";
 import { HEAD_OFFICE, SHOPS, writeFixtureFiles, writeHeadOfficeFile } from "./fixture";
@@ -44,6 +45,7 @@ export default async function globalSetup() {
   };
 
   try {
+    buildCommands();
     const databaseUrl = backend === "postgres" ? await postgresBackend.create() : `file:${path.join(dir, "disputes.sqlite")}`;
     const env = { DATABASE_URL: databaseUrl };
     writeFixtureFiles(path.join(dir, "import"));
@@ -60,7 +62,7 @@ export default async function globalSetup() {
     process.env.E2E_BASE_URL = server.url;
     process.env.E2E_DATABASE_URL = databaseUrl;
     if (keep) console.log(`E2E database kept: ${databaseUrl}`);
-    fs.mkdirSync(path.resolve(import.meta.dirname, "../../docs/screenshots"), { recursive: true });
+    if (process.env.E2E_SCREENSHOTS === "1") fs.mkdirSync(path.resolve(import.meta.dirname, "../../docs/screenshots"), { recursive: true });
   } catch (err) {
     await cleanUp();
     throw err;

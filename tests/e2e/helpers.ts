@@ -67,12 +67,22 @@ export function numberedPlaceholders(text: string): string {
 }
 
 /**
- * Where a test saves a screenshot of the README: docs/screenshots on the SQLite run; on the
- * PostgreSQL run the test's own output folder, so that only one run writes the committed files.
+ * Where a test saves a screenshot of the README: docs/screenshots when they were asked for
+ * (`npm run screenshots` sets E2E_SCREENSHOTS=1, on SQLite); otherwise the test's own output
+ * folder (test-results/, not in git), so that a test run leaves the tree as it found it.
  */
 export function screenshotPath(file: string): string {
-  return process.env.E2E_DATABASE_URL?.startsWith("file:") ? `docs/screenshots/${file}` : test.info().outputPath(file);
+  return process.env.E2E_SCREENSHOTS === "1" ? `docs/screenshots/${file}` : test.info().outputPath(file);
 }
+
+/**
+ * The tag of the specs that the suite runs on PostgreSQL as well as SQLite (scripts/test.sh runs
+ * `--grep @postgres` for the second backend): those whose page reads or writes the database by a
+ * path of its own, which no API test covers on both backends: the sign-in action and its sessions
+ * and throttling, the settings and unsubscribe pages, the CSV export as the grid requests it.
+ * Every other page shows what the API routes answer, and tests/api runs those on both backends.
+ */
+export const ON_POSTGRES = { tag: "@postgres" } as const;
 
 /** The fixture's files are from early 2026: the browser's today is pinned just after them, so
  * answer-by dates (and the screenshots) read as they would on the day the files arrived. */

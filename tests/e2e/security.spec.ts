@@ -1,7 +1,7 @@
 import { expect, type Page, test } from "@playwright/test";
 import { runCli } from "../helpers/cli";
 import { startServer } from "../helpers/server";
-import { gridReady, signIn, USERS } from "./helpers";
+import { gridReady, ON_POSTGRES, signIn, USERS } from "./helpers";
 
 /** Records every Content-Security-Policy violation the page reports, from its first script on. */
 async function watchViolations(page: Page): Promise<() => Promise<string[]>> {
@@ -79,7 +79,7 @@ test.describe("behind a trusted https proxy", () => {
   });
 });
 
-test.describe("sign-in throttling", () => {
+test.describe("sign-in throttling", ON_POSTGRES, () => {
   /** One sign-in, waiting for the server action's answer (the message may read the same as before). */
   async function attempt(page: Page, email: string, password: string) {
     await page.getByLabel("E-mail address").fill(email);

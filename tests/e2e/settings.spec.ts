@@ -1,6 +1,6 @@
 import { expect, type Page, test } from "@playwright/test";
 import { unsubscribeToken } from "@/lib/mail/unsubscribe";
-import { screenshotPath, seriousAxeViolations, signIn, testDb, USERS } from "./helpers";
+import { ON_POSTGRES, screenshotPath, seriousAxeViolations, signIn, testDb, USERS } from "./helpers";
 
 /**
  * The settings page (docs/mail.md, "Settings") and the unsubscribe page (docs/mail.md,
@@ -34,7 +34,7 @@ const zoneField = (page: Page) => page.getByRole("combobox", { name: "Time zone"
 
 test.describe.configure({ mode: "serial" });
 
-test.describe("settings", () => {
+test.describe("settings", ON_POSTGRES, () => {
   test("offers the browser's zone, finds a zone by typing, saves to the server and shows it again", async ({ browser }) => {
     await testDb().run("delete from mail_settings where user_id = ?", [await userId()]);
     const context = await browser.newContext({ timezoneId: "Asia/Tokyo" });
@@ -122,7 +122,7 @@ test.describe("settings", () => {
   });
 });
 
-test.describe("unsubscribe link", () => {
+test.describe("unsubscribe link", ON_POSTGRES, () => {
   test("opening it changes nothing; its button turns digests off without signing in, and Undo turns them back on", async ({ browser }) => {
     const before = await storedSettings();
     expect(before?.digest).toBe("weekly");

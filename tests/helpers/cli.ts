@@ -1,5 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
+import { COMPILED_COMMANDS, compiledCommandPath } from "./compiled-commands";
 
 export const ROOT = path.resolve(import.meta.dirname, "../..");
 const TSX = path.join(ROOT, "node_modules/.bin/tsx");
@@ -19,8 +21,9 @@ export interface RunningCli {
   /** resolves when the command has ended */
   done: Promise<CliResult>;
   /**
-   * Kills the command and every process it started (tsx runs the script in a child process of
-   * its own), as a crash or a power cut would: the whole process group, at once.
+   * Kills the command and every process it started (tsx, for a command that is not compiled,
+   * runs the script in a child process of its own), as a crash or a power cut would: the whole
+   * process group, at once.
    */
   killGroup(signal?: NodeJS.Signals): void;
 }
@@ -29,11 +32,26 @@ export interface RunningCli {
 const NODE_ARGS: Record<string, string[]> = { "admin.ts": ["--conditions=react-server"] };
 
 /**
+ * How a command starts: compiled by the run's global setup (compiled-commands.ts) with node, or
+ * else its TypeScript through tsx, as `npm run` does.
+ */
+function commandLine(script: string): [string, string[]] {
+  const nodeArgs = NODE_ARGS[script] ?? [];
+  if ((COMPILED_COMMANDS as readonly string[]).includes(script)) {
+    const compiled = compiledCommandPath(script);
+    if (!fs.existsSync(compiled)) throw new Error(`${path.relative(ROOT, compiled)} is missing: the test run's global setup compiles it`);
+    return [process.execPath, [...nodeArgs, compiled]];
+  }
+  return [TSX, [...nodeArgs, path.join(ROOT, "scripts", script)]];
+}
+
+/**
  * Starts one of the project's commands (scripts/<name>.ts) as a real child process and returns
  * at once. `group`: the command leads a process group of its own, so that killGroup reaches it all.
  */
 export function startCli(script: string, args: string[], env: Record<string, string>, opts: { stdin?: string; group?: boolean } = {}): RunningCli {
-  const child = spawn(TSX, [...(NODE_ARGS[script] ?? []), path.join(ROOT, "scripts", script), ...args], {
+  const [command, commandArgs] = commandLine(script);
+  const child = spawn(command, [...commandArgs, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["pipe", "pipe", "pipe"],

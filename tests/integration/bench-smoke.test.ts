@@ -6,12 +6,13 @@ import { PG_URL, tempDir } from "../helpers/db";
 
 /**
  * The benchmark never rots: `npm run bench -- --smoke` (a few thousand records, about a second
- * per class) runs against the production build on each backend, and its JSON must hold every
- * class, with no failed request, exact totals that agree with the direct SQL count, and reads
- * during an import that see all of the file or none of it. The targets themselves are checked by
- * the full benchmark, not here: timings on a shared test machine prove nothing.
+ * per class) runs against the production build on every backend of the run, in one command that
+ * generates the files once. The command itself judges its result (scripts/bench/smoke-verdict.ts:
+ * no failed request, exact totals that agree with the direct SQL count, reads during an import
+ * that see all of the file or none of it) and exits 1 on a broken one; its JSON must hold every
+ * class. The targets themselves are checked by the full benchmark, not here: timings on a shared
+ * test machine prove nothing.
  */
-
 const BACKENDS = PG_URL ? (["sqlite", "postgres"] as const) : (["sqlite"] as const);
 const CLASS_IDS = ["chargeback", "pre_arbitration"].flatMap((kind) => ["a", "b", "c", "d", "e", "f", "g1", "g3"].map((letter) => `${kind}/${letter}`)).sort();
 
@@ -42,51 +43,36 @@ afterAll(() => {
   for (const dir of outs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-describe.each(BACKENDS)("npm run bench -- --smoke on %s", (backend) => {
-  it("measures every class without a failed request and writes the JSON", { timeout: 240_000 }, async () => {
+describe("npm run bench -- --smoke", () => {
+  it(`measures every class on ${BACKENDS.join(" and ")} without a failed request and writes the JSON`, { timeout: 420_000 }, async () => {
     const out = tempDir("disputes-bench-smoke-");
     outs.push(out);
     // Scratch databases on TEST_DATABASE_URL's server, never a BENCH_DATABASE_URL of the caller.
-    const run = await runCli("bench.ts", ["--smoke", "--backend", backend, "--out", out], { BENCH_DATABASE_URL: "" });
+    const run = await runCli("bench.ts", ["--smoke", "--backend", BACKENDS.length === 2 ? "both" : "sqlite", "--out", out], { BENCH_DATABASE_URL: "" });
     expect(run.code, `${run.stderr}\n${run.stdout.slice(-4000)}`).toBe(0);
     expect(run.stdout).toMatch(/\| class +\| req\/s \|/);
     expect(run.stdout).toContain("401 floor");
 
     const files = fs.readdirSync(out);
-    expect(files).toContain(`latest-smoke-${backend}.json`);
-    expect(files.some((f) => new RegExp(`^smoke-${backend}-\\d+-.+\\.json$`).test(f))).toBe(true);
-    const json = JSON.parse(fs.readFileSync(path.join(out, `latest-smoke-${backend}.json`), "utf8")) as SmokeRun;
-    const r = json.result;
-    expect(json.mode).toBe("smoke");
-    expect(r.backend).toBe(backend);
-    expect(json.machine.cpus).toBeGreaterThan(0);
-
-    expect(r.import.dailyFiles.records).toBeGreaterThan(1000);
-    expect(r.import.dailyFiles.recordsPerSecond).toBeGreaterThan(0);
-    expect(r.import.singleFile.records).toBeGreaterThan(1000);
-    expect(r.server.peakRssMb).toBeGreaterThan(0);
-    expect(r.floor401.failures).toBe(0);
-    expect(r.floor401.requests).toBeGreaterThan(0);
-
-    expect(r.classes.map((c) => c.id).sort()).toEqual(CLASS_IDS);
-    for (const c of r.classes) {
-      const seen = { id: c.id, failures: c.stats.failures, samples: c.stats.failureSamples, constant: c.totalsConstant, matchesSql: c.totalMatchesSql };
-      expect(seen).toEqual({ id: c.id, failures: 0, samples: [], constant: true, matchesSql: true });
-      expect(c.stats.requests, c.id).toBeGreaterThan(0);
-      expect(c.totalElements, c.id).toBeGreaterThan(0);
-      expect(c.ratio401, c.id).toBeGreaterThan(0);
-      expect(c.aloneMs, c.id).toBeGreaterThan(0);
-      expect(c.sql.medianMs, c.id).toBeGreaterThanOrEqual(0);
+    for (const backend of BACKENDS) {
+      expect(files).toContain(`latest-smoke-${backend}.json`);
+      expect(files.some((f) => new RegExp(`^smoke-${backend}-\\d+-.+\\.json$`).test(f))).toBe(true);
+      const json = JSON.parse(fs.readFileSync(path.join(out, `latest-smoke-${backend}.json`), "utf8")) as SmokeRun;
+      const r = json.result;
+      expect(json.mode).toBe("smoke");
+      expect(r.backend).toBe(backend);
+      expect(json.machine.cpus).toBeGreaterThan(0);
+      expect(r.import.dailyFiles.records).toBeGreaterThan(1000);
+      expect(r.import.dailyFiles.recordsPerSecond).toBeGreaterThan(0);
+      expect(r.import.singleFile.records).toBeGreaterThan(1000);
+      expect(r.server.peakRssMb).toBeGreaterThan(0);
+      expect(r.classes.map((c) => c.id).sort()).toEqual(CLASS_IDS);
+      for (const c of r.classes) {
+        expect(c.ratio401, c.id).toBeGreaterThan(0);
+        expect(c.aloneMs, c.id).toBeGreaterThan(0);
+        expect(c.sql.medianMs, c.id).toBeGreaterThanOrEqual(0);
+      }
+      expect(r.importDuringReads.reads.requests).toBeGreaterThan(0);
     }
-    for (const group of [r.mixed.defaultPage, r.mixed.page1000]) {
-      expect(group.failures).toBe(0);
-      expect(group.requests).toBeGreaterThan(0);
-    }
-
-    const live = r.importDuringReads;
-    expect({ exit: live.exitCode, failures: live.reads.failures, samples: live.reads.failureSamples }).toEqual({ exit: 0, failures: 0, samples: [] });
-    expect(live.reads.requests).toBeGreaterThan(0);
-    expect(live.after).toBe(live.before + live.records);
-    expect(live.allOrNothing).toBe(true);
   });
 });
