@@ -1,6 +1,6 @@
 // The layering rule of docs/architecture.md, "Layering rule": layers only point down, and no
 // import circles. `npm run lint:deps` checks it over everything that runs (app, components, lib,
-// server, scripts; not the tests); tests/unit/architecture.test.ts runs the same rules over the
+// server, scripts, bench; not the tests); tests/unit/architecture.test.ts runs the same rules over the
 // same paths through dependency-cruiser's API, so that the test suite fails when one breaks.
 //
 // Type-only imports count: with tsPreCompilationDeps dependency-cruiser reads the TypeScript
@@ -44,6 +44,13 @@ const config = {
       severity: "error",
       from: { path: "^components/" },
       to: { path: "^lib/data/" },
+    },
+    {
+      name: "tests-apart",
+      comment: "What runs (the application, its commands, the benchmark and its studies) never imports tests/: a test helper may change with the tests.",
+      severity: "error",
+      from: { path: "^(app|components|lib|server|scripts|bench)/" },
+      to: { path: "^tests/" },
     },
     {
       name: "no-circular",
