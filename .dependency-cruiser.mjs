@@ -1,7 +1,7 @@
 // The layering rule of docs/architecture.md, "Layering rule": every folder of lib/ (and each of its
 // root modules) has one place in LAYERS, and a module imports only its own folder and the layers
 // below it: never a layer above, never a neighbour in its own row. `npm run lint:deps` checks it over
-// everything that runs (app, components, lib, server, scripts; not the tests);
+// everything that runs (app, components, lib, server, scripts, bench; not the tests);
 // tests/unit/architecture.test.ts runs the same rules through dependency-cruiser's API, and also
 // fails when a file of lib/ belongs to no layer, so a new folder must be placed before it is used.
 //
@@ -80,7 +80,7 @@ const config = {
     },
     {
       name: "no-tests-in-product",
-      comment: "Nothing that runs imports a test helper: tests sit on the product, never the other way.",
+      comment: "What runs (the application, its commands, the benchmark and its studies) never imports tests/: a test helper may change with the tests.",
       severity: "error",
       from: { path: "^(app|components|lib|server|scripts|bench)/" },
       to: { path: "^tests/" },

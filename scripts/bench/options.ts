@@ -101,7 +101,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   const rawBackend = given.get("backend");
   let backends: Backend[];
   if (replica) {
-    // Its own private clusters (tests/helpers/pg-cluster.ts): no database URL needed.
+    // Its own private clusters (scripts/pg-cluster.ts): no database URL needed.
     if (rawBackend !== undefined && rawBackend !== "postgres") {
       throw new UsageError(`--replica is PostgreSQL only (streaming replicas): leave out --backend or give --backend postgres, not ${JSON.stringify(rawBackend)}`);
     }

@@ -3,7 +3,7 @@
  * machine the primary, the standby, the server and the load client share the same cores, so
  * throughput cannot show what a standby takes off the primary; this measures what moves instead:
  *
- * 1. a private primary and a hot standby of it (tests/helpers/pg-cluster.ts), removed at the end;
+ * 1. a private primary and a hot standby of it (scripts/pg-cluster.ts), removed at the end;
  * 2. the history imported into the primary while the standby's lag is sampled every 250 ms as
  *    the product's replica monitor reads it (lib/data/connection/replicas.ts);
  * 3. the search classes twice on the same data: (A) a server on the primary alone, (B) a server
@@ -27,7 +27,7 @@ import {
   statementStats,
   type StatementStats,
   waitForReplay,
-} from "../../tests/helpers/pg-cluster";
+} from "../pg-cluster";
 import { apiPath, type BenchClass, type CredentialName } from "./classes";
 import type { BenchFiles } from "./data";
 import { type Call, type Credential, load, sendOnce, type Stats } from "./http";
@@ -235,7 +235,7 @@ export interface ServerWork {
   monitor: Work;
   /** anything else (begin, commit, set...) */
   other: Work;
-  /** statementStats() of tests/helpers/pg-cluster.ts: the sum of all four */
+  /** statementStats() of scripts/pg-cluster.ts: the sum of all four */
   total: StatementStats;
   /** the read statements, most executed first (at most 12) */
   topReads: StatementLine[];
@@ -719,7 +719,7 @@ async function measure(opts: BenchOptions, files: BenchFiles, cleanup: Cleanup, 
     databaseVersion: version,
     replicaMaxLagSeconds: replicaMaxLagSeconds(),
     clusters: {
-      note: `private clusters of tests/helpers/pg-cluster.ts on this machine with a stock server's settings (${STOCK_SETTINGS.join(", ")}); pg_stat_statements.track all`,
+      note: `private clusters of scripts/pg-cluster.ts on this machine with a stock server's settings (${STOCK_SETTINGS.join(", ")}); pg_stat_statements.track all`,
       primary: `127.0.0.1:${primary.port}`,
       standby: replicaName(standby),
     },

@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { freePort, productionServerCommand } from "@/server/command";
+import { freePort, productionServerCommand, SERVER_BUNDLE } from "@/server/command";
 
 export { freePort };
 
@@ -129,13 +129,17 @@ export function killGroupNow(child: ChildProcess | undefined) {
   }
 }
 
-export async function startServer(env: Record<string, string>, onSpawn: (child: ChildProcess) => void): Promise<RunningServer> {
-  if (!fs.existsSync(path.join(ROOT, ".next/BUILD_ID"))) throw new Error("no production build: run `npm run build` first");
+/** `root`: the checkout whose build to serve (another one's, for a before/after study); default this one. */
+export async function startServer(env: Record<string, string>, onSpawn: (child: ChildProcess) => void, root = ROOT): Promise<RunningServer> {
+  if (!fs.existsSync(path.join(root, ".next/BUILD_ID"))) throw new Error(`no production build in ${root}: run \`npm run build\` there first`);
   const port = await freePort();
   const started = performance.now();
   const { command, args } = productionServerCommand(port, "127.0.0.1");
+  // The server bundle of that checkout: productionServerCommand names this one's.
+  const bundle = args.indexOf(SERVER_BUNDLE);
+  if (root !== ROOT) args[bundle] = path.join(root, path.relative(ROOT, SERVER_BUNDLE));
   const child = spawn(command, args, {
-    cwd: ROOT,
+    cwd: root,
     env: { ...process.env, ...env, NODE_ENV: "production", PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CREDENTIALS } from "../api/fixture";
 import { type ApiEnv, setupApiEnv, signedHeaders } from "../api/harness";
 import type { Backend } from "../helpers/db";
-import { createPrivateCluster, PG_BIN, type PrivateCluster } from "../helpers/pg-cluster";
+import { createPrivateCluster, PG_BIN, type PrivateCluster } from "../../scripts/pg-cluster";
 import { startServer } from "../helpers/server";
 
 /**

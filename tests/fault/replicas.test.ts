@@ -8,14 +8,14 @@ import { signedHeaders } from "../api/harness";
 import { addUser, signIn } from "../helpers/accounts";
 import { type CliResult, runCli } from "../helpers/cli";
 import { tempDir } from "../helpers/db";
-import { createPrivateCluster, createStandby, PG_BIN, type PrivateCluster, query, resetStatementStats, type Standby, statementsMatching, waitForReplay } from "../helpers/pg-cluster";
+import { createPrivateCluster, createStandby, PG_BIN, type PrivateCluster, query, resetStatementStats, type Standby, statementsMatching, waitForReplay } from "../../scripts/pg-cluster";
 import { type Family, parseExposition, sampleValue } from "../helpers/prometheus";
 import { startServer, type TestServer } from "../helpers/server";
 import { writeFile } from "../helpers/webhooks";
 
 /**
  * Read replicas (docs/replicas.md, "What reads where"; lib/data/connection/replicas.ts) on a
- * private primary with one hot standby (tests/helpers/pg-cluster.ts), served by real production
+ * private primary with one hot standby (scripts/pg-cluster.ts), served by real production
  * servers with DATABASE_REPLICA_URLS: reads go to the standby and writes never do; a standby whose
  * replay is paused is left out as lagging and comes back; one that is stopped or frozen under load
  * fails and hangs no request; two servers share nonces through the primary; and news of an import

@@ -1,20 +1,30 @@
 import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
-import { openDatabase } from "@/lib/data/connection/db";
+import { type Db, openDatabase } from "@/lib/data/connection/db";
 import { backends, dropCreatedDatabases } from "../helpers/db";
 import { databaseWithFixture, runAgain } from "../helpers/migrations";
 import { expectRecordSumsInStep } from "../helpers/record-checks";
 
 /**
- * Migrations 010_record_sums_pairs and 015_record_sums_all_pairs on a database that already holds
- * records: each must add its stored pairs' day and month rows exactly as the import would have
- * kept them. The pairs are typed out here: 010's two of chargebacks, 015's four more and the
- * cases' one.
+ * Migrations 010_record_sums_pairs, 015_record_sums_all_pairs and 017_record_sums_months_documents
+ * on a database that already holds records: each must add its rows exactly as the import would
+ * have kept them. The pairs are typed out here: 010's two of chargebacks, 015's four more and the
+ * cases' one, 017's four with the documents extension; 017 also adds the month rows of each kind's
+ * latest month (2026-03 in the fixture), which had day rows only before it.
  */
 const PAIRS_010 = ["card_type,reason_code", "merchant_id,card_type"];
 const PAIRS_015 = ["merchant_id,reason_code", "merchant_id,function_code", "card_type,function_code", "reason_code,function_code", "merchant_id,case_stage"];
+const PAIRS_017 = ["merchant_id,documents", "card_type,documents", "reason_code,documents", "function_code,documents"];
+const OPEN_MONTH = "2026-03";
 
-describe.each(backends)("migrations of the stored pairs on $name", (backend) => {
+/** Takes away what 017 added (its pairs, the latest month's month rows) and its line in the log. */
+async function undo017(db: Db): Promise<void> {
+  await sql`delete from record_sums where dim in (${sql.join(PAIRS_017)})`.execute(db.db);
+  await sql`delete from record_sums where grain = 'month' and period = ${OPEN_MONTH}`.execute(db.db);
+  await sql`delete from kysely_migration where name = '017_record_sums_months_documents'`.execute(db.db);
+}
+
+describe.each(backends)("migrations of the stored pairs and months on $name", (backend) => {
   afterAll(async () => {
     await dropCreatedDatabases();
   });
@@ -22,30 +32,37 @@ describe.each(backends)("migrations of the stored pairs on $name", (backend) => 
   for (const [migration, pairs] of [
     ["010_record_sums_pairs", PAIRS_010],
     ["015_record_sums_all_pairs", PAIRS_015],
+    ["017_record_sums_months_documents", PAIRS_017],
   ] as const) {
-    it(`${migration} adds its pairs' sums of the records already there, as the import keeps them`, async () => {
+    it(`${migration} adds its sums of the records already there, as the import keeps them`, async () => {
       const url = await databaseWithFixture(backend);
       let db = await openDatabase(url);
-      const pairRows = async () =>
-        (await sql<Record<string, unknown>>`select * from record_sums where dim like '%,%' order by kind, dim, grain, period, shop_code, value, ccy`.execute(db.db)).rows.map((r) =>
+      const allRows = async () =>
+        (await sql<Record<string, unknown>>`select * from record_sums order by kind, dim, grain, period, shop_code, value, ccy`.execute(db.db)).rows.map((r) =>
           JSON.stringify(Object.values(r).map(String)),
         );
       try {
         await expectRecordSumsInStep(db);
-        const kept = await pairRows();
+        const kept = await allRows();
         for (const pair of pairs) {
           const kind = pair === "merchant_id,case_stage" ? "pre_arbitration" : "chargeback";
           const of = kept.filter((r) => r.startsWith(`["${kind}","${pair}",`));
           expect(of.filter((r) => r.includes('"month"')).length, pair).toBeGreaterThan(10);
           expect(of.filter((r) => r.includes('"day"')).length, pair).toBeGreaterThan(50);
         }
-        // Back to the database before the migration: none of its pairs' rows, no line in the
-        // migration log; the other pairs stay.
+        for (const kind of ["chargeback", "pre_arbitration"]) {
+          // Columns kind, dim, grain, shop_code, period, ...
+          const open = kept.map((r) => JSON.parse(r) as string[]).filter((r) => r[0] === kind && r[1] === "" && r[2] === "month" && r[4] === OPEN_MONTH);
+          expect(open.length, kind).toBeGreaterThan(3);
+        }
+        // Back to the database before the migration (and before 017, which an earlier one's rerun
+        // comes before): none of its rows, no line in the migration log; the rest stays.
         db = await runAgain(db, url, migration, async () => {
-          await sql`delete from record_sums where dim in (${sql.join(pairs)})`.execute(db.db);
+          if (migration !== "017_record_sums_months_documents") await sql`delete from record_sums where dim in (${sql.join(pairs)})`.execute(db.db);
+          await undo017(db);
         });
         await expectRecordSumsInStep(db);
-        expect(await pairRows()).toEqual(kept);
+        expect(await allRows()).toEqual(kept);
       } finally {
         await db.close();
       }

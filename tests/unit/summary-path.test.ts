@@ -1,15 +1,15 @@
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from "kysely";
 import { describe, expect, it } from "vitest";
 import type { Database } from "@/lib/data/connection/schema";
-import { summaryQuery } from "@/lib/data/queries/summary";
+import { monthsAndDays, summaryQuery } from "@/lib/data/queries/summary";
 import type { SummaryRequest } from "@/lib/schemas/summary";
 
 /**
- * Which rows a summary's statement reads (lib/data/queries/summary.ts): the report page groups by any
- * two of its dimensions, so a request filtered by scope and file dates alone and grouped by any two
- * of them must read record_sums (a stored pair when both are value dimensions), never the records.
- * The dimensions and pairs are typed out here; the answers themselves are held to the model by
- * tests/api/summary.test.ts.
+ * Which rows a summary's statement reads (lib/data/queries/summary.ts): the report groups by any two of the
+ * summaries' dimensions (docs/api.md, "Summaries", the documents extension included), so a request
+ * filtered by scope and file dates alone and grouped by any two of them must read record_sums (a
+ * stored pair when both are value dimensions), never the records. The dimensions and pairs are
+ * typed out here; the answers themselves are held to the model by tests/api/summary.test.ts.
  */
 
 const compilerOf = (dialect: "sqlite" | "postgres") =>
@@ -23,7 +23,7 @@ const compilerOf = (dialect: "sqlite" | "postgres") =>
   });
 
 const REPORT = {
-  chargeback: { table: "chargebacks", dims: ["month", "file_date", "shop_code", "merchant_id", "card_type", "reason_code", "function_code"] },
+  chargeback: { table: "chargebacks", dims: ["month", "file_date", "shop_code", "merchant_id", "card_type", "reason_code", "function_code", "documents"] },
   pre_arbitration: { table: "pre_arbitrations", dims: ["month", "file_date", "shop_code", "merchant_id", "case_stage"] },
 } as const;
 const PLACES = new Set(["month", "file_date", "shop_code"]);
@@ -55,14 +55,46 @@ describe.each(["sqlite", "postgres"] as const)("the summaries' access path on %s
     });
   }
 
-  it("reads the records for a filter record_sums cannot answer, and for a pair with the documents extension", () => {
+  it("reads the records for a filter record_sums cannot answer", () => {
     for (const request of [
       { ...year, merchant_id: "M01", group_by: ["merchant_id", "reason_code"] },
-      { ...year, group_by: ["documents", "reason_code"] },
+      { ...year, acq_ref_nrs: ["A1"], group_by: ["documents", "reason_code"] },
     ]) {
       const query = summaryQuery(db, dialect, "chargeback", request as SummaryRequest, ["S001"]);
       expect(query.sql, JSON.stringify(request)).toContain('"chargebacks"');
       expect(query.sql, JSON.stringify(request)).not.toContain("record_sums");
     }
+  });
+});
+
+describe("a file-date range in months and days (monthsAndDays)", () => {
+  it("reads whole months by month, a month covered in part by its days or whole less the days outside", () => {
+    // A year ending on the 25th: its first month's last five days, eleven whole months, and its
+    // last month whole less the five days after the 25th.
+    expect(monthsAndDays("2025-11-26", "2026-11-25")).toEqual([
+      { grain: "month", from: "2025-12", to: "2026-10" },
+      { grain: "day", from: "2025-11-26", to: "2025-11-30" },
+      { grain: "month", from: "2026-11", to: "2026-11" },
+      { grain: "day", from: "2026-11-26", to: "2026-11-30", subtract: true },
+    ]);
+    // Inside one month: the days when they are at most half of it; else the month less both ends.
+    expect(monthsAndDays("2026-02-10", "2026-02-20")).toEqual([{ grain: "day", from: "2026-02-10", to: "2026-02-20" }]);
+    expect(monthsAndDays("2026-02-02", "2026-02-27")).toEqual([
+      { grain: "month", from: "2026-02", to: "2026-02" },
+      { grain: "day", from: "2026-02-01", to: "2026-02-01", subtract: true },
+      { grain: "day", from: "2026-02-28", to: "2026-02-28", subtract: true },
+    ]);
+    expect(monthsAndDays("2026-02-01", "2026-02-28")).toEqual([{ grain: "month", from: "2026-02", to: "2026-02" }]);
+    // Open ends, and a range of whole months.
+    expect(monthsAndDays(undefined, "2026-03-01")).toEqual([
+      { grain: "month", from: undefined, to: "2026-02" },
+      { grain: "day", from: "2026-03-01", to: "2026-03-01" },
+    ]);
+    expect(monthsAndDays("2026-01-31")).toEqual([
+      { grain: "month", from: "2026-02", to: undefined },
+      { grain: "day", from: "2026-01-31", to: "2026-01-31" },
+    ]);
+    expect(monthsAndDays("2026-01-01", "2026-03-31")).toEqual([{ grain: "month", from: "2026-01", to: "2026-03" }]);
+    expect(monthsAndDays()).toEqual([{ grain: "month", from: undefined, to: undefined }]);
   });
 });

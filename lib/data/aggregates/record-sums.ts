@@ -13,12 +13,11 @@ import { type Database, RECORD_TABLES } from "../connection/schema";
  * - `dim` is "" for the records as a whole, or a dimension of docs/api.md, "Summaries" other than the file date
  *   and the shop (a "value dimension"); `value` is then the record's value of it, as text. Pairs
  *   of them are stored too (STORED_PAIRS: every pair but those of the documents extension).
- * - `grain` "day" (`period` = file date) or "month" (`period` = "YYYY-MM"): a file-date range is
- *   its whole months read by month plus the days at either end read by day.
- * - Month rows exist for the closed months only: those before the kind's open month, the month of
- *   its latest file date. The open month is read by day. So a daily file writes its day rows and
- *   nothing else; the first file of a new month closes the open one by adding up its day rows
- *   once, and a late file of a closed month adds to that month too.
+ * - `grain` "day" (`period` = file date) or "month" (`period` = "YYYY-MM"): every month with
+ *   records has its month rows, the latest one too (since migration 017), so a file adds to its
+ *   day's rows and to its month's. A file-date range is its whole months read by month and, for a
+ *   month it covers in part, the days inside it, or the month less the days outside it when those
+ *   are fewer (lib/data/queries/summary.ts).
  * - `shop_code` "" holds every shop at once (no shop code is empty): a request whose scope covers
  *   every shop with records of the kind reads those rows, 1/shops of the rest.
  *
@@ -33,13 +32,12 @@ export function valueDimensions(kind: RecordKind): [string, Dimension][] {
 
 /**
  * Pairs of value dimensions stored together (dim "a,b", value "<a>\x1f<b>"), so that a summary
- * grouped by both reads sums too: every pair of the report's value dimensions (merchant_id,
- * card_type, reason_code, function_code; cases merchant_id and case_stage), so that any two of
- * the report's dimensions are read from sums. The first two, the overview's reasons per scheme and
- * its Mastercard counts per merchant, since migration 010; the others since 015. The documents
- * extension is paired with nothing (only the overview groups by it, alone): a pair with it is
- * grouped from the records. Each pair costs the import one more GROUP BY of the file's records
- * (docs/performance.md, "The report's summaries").
+ * grouped by both reads sums too: every pair of the value dimensions (merchant_id, card_type,
+ * reason_code, function_code, documents; cases merchant_id and case_stage), so that any two of the
+ * report's dimensions are read from sums. The first two, the overview's reasons per scheme and
+ * its Mastercard counts per merchant, since migration 010; the report's others since 015; the
+ * documents extension's since 017. Each pair costs the import one more GROUP BY of the file's
+ * records (docs/performance.md, "The report's summaries").
  */
 export const STORED_PAIRS: Record<RecordKind, readonly (readonly [string, string])[]> = {
   chargeback: [
@@ -49,6 +47,10 @@ export const STORED_PAIRS: Record<RecordKind, readonly (readonly [string, string
     ["merchant_id", "function_code"],
     ["card_type", "function_code"],
     ["reason_code", "function_code"],
+    ["merchant_id", "documents"],
+    ["card_type", "documents"],
+    ["reason_code", "documents"],
+    ["function_code", "documents"],
   ],
   pre_arbitration: [["merchant_id", "case_stage"]],
 };
@@ -104,12 +106,12 @@ const ADD = sql`on conflict (kind, dim, grain, period, shop_code, value, ccy) do
 
 /**
  * The statement that adds records to record_sums: the records with ids in [first, last] (one
- * imported file, so one file date), or every record of the kind (the migration). Each record
- * counts once per dimension ("" too) by day, for its shop and for shop "". Month rows: for one
- * file when `closedMonth` (its month is closed); for every record, the months before the last.
- * `newDay`: nothing is stored under the file's date yet, so nothing to add to.
+ * imported file, so one file date), or every record of the kind (a rebuild). Each record counts
+ * once per dimension ("" too) by day and by month, for its shop and for shop "".
+ * `newDay`: nothing is stored under the file's date yet, so its day rows are new (its month's
+ * rows may exist: they are added to).
  */
-export function sumsInsert(dialect: Dialect, kind: RecordKind, file?: { first: number; last: number; closedMonth: boolean; newDay: boolean }, only?: readonly string[]): RawBuilder<unknown> {
+export function sumsInsert(dialect: Dialect, kind: RecordKind, file?: { first: number; last: number; newDay: boolean }, only?: readonly string[]): RawBuilder<unknown> {
   const table = sql.table(RECORD_TABLES[kind]);
   const money = recordMoney(kind);
   const ccy = sql.ref(MONEY[kind].ccy);
@@ -132,54 +134,32 @@ export function sumsInsert(dialect: Dialect, kind: RecordKind, file?: { first: n
   const k = sql.lit(kind);
   // One file has one file date: its month rows are its day rows, without grouping again.
   const months = !file
-    ? sql`union all select ${k}, dim, 'month', ${MONTH}, shop_code, value, ccy, ${SUMS} from g
-        where ${MONTH} < (select substr(max(file_date), 1, 7) from ${table}) group by dim, shop_code, ${MONTH}, value, ccy
-      union all select ${k}, dim, 'month', ${MONTH}, '', value, ccy, ${SUMS} from a
-        where ${MONTH} < (select substr(max(file_date), 1, 7) from ${table}) group by dim, ${MONTH}, value, ccy`
-    : file.closedMonth
-      ? sql`union all select ${k}, dim, 'month', ${MONTH}, shop_code, value, ccy, ${ALL} from g
-        union all select ${k}, dim, 'month', ${MONTH}, '', value, ccy, ${ALL} from a`
-      : sql``;
+    ? sql`select ${k}, dim, 'month', ${MONTH}, shop_code, value, ccy, ${SUMS} from g group by dim, shop_code, ${MONTH}, value, ccy
+      union all select ${k}, dim, 'month', ${MONTH}, '', value, ccy, ${SUMS} from a group by dim, ${MONTH}, value, ccy`
+    : sql`select ${k}, dim, 'month', ${MONTH}, shop_code, value, ccy, ${ALL} from g
+      union all select ${k}, dim, 'month', ${MONTH}, '', value, ccy, ${ALL} from a`;
+  const days = sql`select ${k} as kind, dim, 'day' as grain, file_date as period, shop_code, value, ccy, ${ALL} from g
+      union all select ${k}, dim, 'day', file_date, '', value, ccy, ${ALL} from a`;
+  const head = sql`with g as materialized (${sql.join(perDim, sql` union all `)}),
+      a as materialized (select dim, file_date, value, ccy, ${SUMS} from g group by dim, file_date, value, ccy)`;
+  const into = sql`insert into record_sums (kind, dim, grain, period, shop_code, value, ccy, n, reversals, amount, reversal_amount)`;
+  // PostgreSQL: a new day's rows by a plain insert, a fifth cheaper than an upsert, beside the
+  // month's upsert in the same statement (both read the same snapshot; their keys differ by grain).
+  if (dialect === "postgres" && file?.newDay) {
+    return sql`${head}, d as (${into} ${days})
+      ${into} select * from (${months}) as s where true ${ADD}`;
+  }
   // "where true" lets SQLite read the ON CONFLICT clause of an INSERT ... SELECT.
-  return sql`with g as materialized (${sql.join(perDim, sql` union all `)}),
-      a as materialized (select dim, file_date, value, ccy, ${SUMS} from g group by dim, file_date, value, ccy)
-    insert into record_sums (kind, dim, grain, period, shop_code, value, ccy, n, reversals, amount, reversal_amount)
-    select * from (
-      select ${k} as kind, dim, 'day' as grain, file_date as period, shop_code, value, ccy, ${ALL} from g
-      union all select ${k}, dim, 'day', file_date, '', value, ccy, ${ALL} from a
-      ${months}
-    ) as s where true
-    ${file?.newDay && !file.closedMonth ? sql`` : ADD}`;
-}
-
-/** The dimensions stored for a kind, "" first: every day with records has rows of each. */
-export const storedDimensions = (kind: RecordKind) => ["", ...valueDimensions(kind).map(([name]) => name), ...STORED_PAIRS[kind].map(pairName)];
-
-/** The kind's open month ("YYYY-MM", the month of its latest file date), or null without records. */
-export async function openMonth(trx: Kysely<Database>, kind: RecordKind): Promise<string | null> {
-  const { rows } = await sql<{ day: string | null }>`select max(period) as day from record_sums where kind = ${kind} and dim = '' and grain = 'day'`.execute(trx);
-  return rows[0]?.day?.slice(0, 7) ?? null;
-}
-
-/** Closes a month: its month rows, added up from its day rows (there are none yet). */
-function closeMonth(kind: RecordKind, month: string): RawBuilder<unknown> {
-  return sql`insert into record_sums (kind, dim, grain, period, shop_code, value, ccy, n, reversals, amount, reversal_amount)
-    select kind, dim, 'month', cast(${month} as text), shop_code, value, ccy, ${SUMS} from record_sums
-    where kind = ${kind} and dim in (${sql.join(storedDimensions(kind))}) and grain = 'day' and period >= ${`${month}-01`} and period <= ${`${month}-31`}
-    group by kind, dim, shop_code, value, ccy`;
+  return sql`${head}
+    ${into} select * from (${days} union all ${months}) as s where true ${ADD}`;
 }
 
 /**
- * Adds one imported file's records (ids first..last, all of `fileDate`) to record_sums; call it
- * inside the import's transaction. The first file of a later month closes the open month.
+ * Adds one imported file's records (ids first..last, all of `fileDate`) to record_sums, its day's
+ * rows and its month's; call it inside the import's transaction.
  */
 export async function addFileToRecordSums(trx: Kysely<Database>, dialect: Dialect, kind: RecordKind, fileDate: string, first: number, last: number): Promise<void> {
   if (last < first) return;
-  const open = await openMonth(trx, kind);
-  const month = fileDate.slice(0, 7);
-  if (open !== null && month > open) await closeMonth(kind, open).execute(trx);
-  // A plain insert when nothing is stored under the file's date yet (the usual daily file): a
-  // fifth cheaper than an upsert on PostgreSQL.
   const { rows } = await sql`select 1 from record_sums where kind = ${kind} and dim = '' and grain = 'day' and period = ${fileDate} limit 1`.execute(trx);
-  await sumsInsert(dialect, kind, { first, last, closedMonth: open !== null && month < open, newDay: rows.length === 0 }).execute(trx);
+  await sumsInsert(dialect, kind, { first, last, newDay: rows.length === 0 }).execute(trx);
 }

@@ -16,6 +16,7 @@ import { migration013 } from "./013_shop_directory";
 import { migration014 } from "./014_saved_views";
 import { migration015 } from "./015_record_sums_all_pairs";
 import { migration016 } from "./016_mail";
+import { migration017 } from "./017_record_sums_months_documents";
 import { STATE_SESSIONS_003, STATE_THROTTLES_006 } from "./frozen";
 
 /**
@@ -42,6 +43,7 @@ const MIGRATIONS: readonly (readonly [name: string, migration: (dialect: Dialect
   ["014_saved_views", migration014],
   ["015_record_sums_all_pairs", migration015],
   ["016_mail", migration016],
+  ["017_record_sums_months_documents", migration017],
 ];
 
 /**

@@ -1,6 +1,6 @@
 import "server-only";
 import { type CompiledQuery, type Kysely, type RawBuilder, type SelectQueryBuilder, sql } from "kysely";
-import { lastDayOfMonth, shiftMonth } from "@/lib/domain/calendar";
+import { addDays, daysBetween, lastDayOfMonth, shiftMonth } from "@/lib/domain/calendar";
 import type { RecordKind } from "@/lib/domain/fields";
 import { formatMinor } from "@/lib/domain/money";
 import { type DimensionName, dimensionOf, MAX_GROUPS, type SummaryRequest } from "@/lib/schemas/summary";
@@ -26,11 +26,15 @@ export type SummaryResult = { ok: true; json: string } | { ok: false; reason: "t
 /** Filters record_sums can answer. */
 const SUMS_FILTERS = new Set(["shop_codes", "file_date_from", "file_date_to", "group_by"]);
 
-/** One part of a file-date range: whole months read by month, or days read by day; bounds inclusive. */
+/**
+ * One part of a file-date range: months read by month, or days read by day; bounds inclusive.
+ * `subtract`: rows taken away (the days outside a range of a month read whole).
+ */
 interface Piece {
   grain: "day" | "month";
   from?: string;
   to?: string;
+  subtract?: boolean;
 }
 
 interface SumsPlan {
@@ -59,15 +63,39 @@ function sumsPlan(kind: RecordKind, request: SummaryRequest): SumsPlan | undefin
   };
 }
 
-/** [from, to] as its whole months plus the days at either end (each bound optional). */
+/**
+ * [from, to] (each bound optional) as its whole months read by month, and each month it covers in
+ * part as the days inside the range, or as the whole month less the days outside it when those
+ * are fewer (a year ending on the 25th reads its last month less five days, not 25 days).
+ */
 export function monthsAndDays(from?: string, to?: string): Piece[] {
-  const firstMonth = from === undefined ? undefined : from.endsWith("-01") ? from.slice(0, 7) : shiftMonth(from.slice(0, 7), 1);
-  const lastMonth = to === undefined ? undefined : to === lastDayOfMonth(to.slice(0, 7)) ? to.slice(0, 7) : shiftMonth(to.slice(0, 7), -1);
-  const noWholeMonth = (from !== undefined && firstMonth === undefined) || (to !== undefined && lastMonth === undefined) || (firstMonth !== undefined && lastMonth !== undefined && firstMonth > lastMonth);
-  if (noWholeMonth) return [{ grain: "day", from, to }];
-  const pieces: Piece[] = [{ grain: "month", from: firstMonth, to: lastMonth }];
-  if (from !== undefined && !from.endsWith("-01")) pieces.push({ grain: "day", from, to: lastDayOfMonth(from.slice(0, 7)) });
-  if (to !== undefined && to !== lastDayOfMonth(to.slice(0, 7))) pieces.push({ grain: "day", from: `${to.slice(0, 7)}-01`, to });
+  const fromMonth = from?.slice(0, 7);
+  const toMonth = to?.slice(0, 7);
+  // The first and last whole month; undefined at an open end, null when none is whole.
+  const first = from === undefined ? undefined : from.endsWith("-01") ? fromMonth : (shiftMonth(fromMonth!, 1) ?? null);
+  const last = to === undefined ? undefined : to === lastDayOfMonth(toMonth!) ? toMonth : (shiftMonth(toMonth!, -1) ?? null);
+  const partial: [string, string][] = [];
+  if (from !== undefined && to !== undefined && fromMonth === toMonth) {
+    if (first !== fromMonth || last !== toMonth) partial.push([from, to]);
+  } else {
+    if (from !== undefined && first !== fromMonth) partial.push([from, lastDayOfMonth(fromMonth!)]);
+    if (to !== undefined && last !== toMonth) partial.push([`${toMonth}-01`, to]);
+  }
+  const pieces: Piece[] = [];
+  if (first !== null && last !== null && (first === undefined || last === undefined || first <= last)) pieces.push({ grain: "month", from: first, to: last });
+  for (const [a, b] of partial) {
+    const month = a.slice(0, 7);
+    const start = `${month}-01`;
+    const end = lastDayOfMonth(month);
+    const inside = daysBetween(a, b)! + 1;
+    if (daysBetween(start, end)! + 1 - inside >= inside) {
+      pieces.push({ grain: "day", from: a, to: b });
+      continue;
+    }
+    pieces.push({ grain: "month", from: month, to: month });
+    if (a !== start) pieces.push({ grain: "day", from: start, to: addDays(a, -1), subtract: true });
+    if (b !== end) pieces.push({ grain: "day", from: addDays(b, 1), to: end, subtract: true });
+  }
   return pieces;
 }
 
@@ -106,8 +134,9 @@ function sumsRows(dialect: Dialect, kind: RecordKind, request: SummaryRequest, p
     few: sqlite ? sql`way.few_shops` : sql`not ${covers} and ${few}`,
     many: sqlite ? sql`way.many_shops` : sql`not ${covers} and not ${few}`,
   };
-  const columns = sql.join([...keys, sql`ccy, n, reversals, amount, reversal_amount`]);
-  const select = (grain: Piece["grain"], lo: RawBuilder<unknown>, hi: RawBuilder<unknown>) => {
+  const select = (grain: Piece["grain"], lo: RawBuilder<unknown>, hi: RawBuilder<unknown>, subtract = false) => {
+    const sums = subtract ? sql`-n as n, -reversals as reversals, -amount as amount, -reversal_amount as reversal_amount` : sql`n, reversals, amount, reversal_amount`;
+    const columns = sql.join([...keys, sql`ccy`, sums]);
     const from = sql`select ${columns} from ${sqlite ? sql`way cross join record_sums` : sql`record_sums`}
       where kind = ${kind} and dim = ${plan.dim} and grain = ${grain}`;
     const listed = oneOfRows(dialect, periods(dialect, grain, lo, hi));
@@ -118,18 +147,9 @@ function sumsRows(dialect: Dialect, kind: RecordKind, request: SummaryRequest, p
   const stored = (fn: "min" | "max", grain: Piece["grain"]) =>
     sql`(select ${sql.raw(fn)}(period) from record_sums where kind = ${kind} and dim = ${plan.dim} and grain = ${grain})`;
   const bound = (value: string | undefined, fallback: RawBuilder<unknown>) => (value === undefined ? fallback : sql`cast(${value} as text)`);
-  const parts = plan.pieces.flatMap((piece) => {
-    if (piece.grain === "day") return [select("day", bound(piece.from, stored("min", "day")), bound(piece.to, stored("max", "day")))];
-    // Whole months: the closed ones by month, the open one (that of the latest day) by day.
-    const latest = stored("max", "day");
-    const open = sql`substr(${latest}, 1, 7)`;
-    // The open month's days, when the open month is one of the piece's (else no day at all).
-    const within = sql.join([sql`1 = 1`, ...(piece.from === undefined ? [] : [sql`${open} >= ${piece.from}`]), ...(piece.to === undefined ? [] : [sql`${open} <= ${piece.to}`])], sql` and `);
-    return [
-      select("month", bound(piece.from, stored("min", "month")), bound(piece.to, stored("max", "month"))),
-      select("day", sql`case when ${within} then ${open} || '-01' end`, latest),
-    ];
-  });
+  const parts = plan.pieces.map((piece) =>
+    select(piece.grain, bound(piece.from, stored("min", piece.grain)), bound(piece.to, stored("max", piece.grain)), piece.subtract),
+  );
   if (!sqlite) return sql.join(parts, sql` union all `);
   return sql`with way as materialized (
       select every_shop, not every_shop and few as few_shops, not every_shop and not few as many_shops
@@ -185,16 +205,18 @@ function recordRows(dialect: Dialect, kind: RecordKind, request: SummaryRequest,
 
 /**
  * The groups in order, at most MAX_GROUPS + 1 of them (one more than allowed tells that there are
- * too many), one row per group and currency, the sums as exact integer text.
+ * too many), one row per group and currency, the sums as exact integer text. `counted`: keep only
+ * rows with records (rows taken away may leave a currency of a group with none).
  */
-function grouped(rows: RawBuilder<unknown> | Query, keyCount: number, limit: number | null): RawBuilder<Row> {
+function grouped(rows: RawBuilder<unknown> | Query, keyCount: number, limit: number | null, counted: boolean): RawBuilder<Row> {
   const keys = Array.from({ length: keyCount }, (_, i) => sql.id(`k${i}`));
   const sums = sql`sum(n) as n, sum(reversals) as reversals, cast(sum(amount) as text) as amount, cast(sum(reversal_amount) as text) as reversal_amount`;
-  if (keyCount === 0) return sql<Row>`select ccy, ${sums} from (${rows}) as s group by ccy order by ccy`;
+  const having = counted ? sql`having sum(n) > 0` : sql``;
+  if (keyCount === 0) return sql<Row>`select ccy, ${sums} from (${rows}) as s group by ccy ${having} order by ccy`;
   const byKey = sql.join(keys);
-  if (limit === null) return sql<Row>`select ${byKey}, ccy, ${sums} from (${rows}) as s group by ${byKey}, ccy order by ${byKey}, ccy`;
+  if (limit === null) return sql<Row>`select ${byKey}, ccy, ${sums} from (${rows}) as s group by ${byKey}, ccy ${having} order by ${byKey}, ccy`;
   return sql<Row>`select * from (
-      select ${byKey}, ccy, ${sums}, dense_rank() over (order by ${byKey}) as grp from (${rows}) as s group by ${byKey}, ccy
+      select ${byKey}, ccy, ${sums}, dense_rank() over (order by ${byKey}) as grp from (${rows}) as s group by ${byKey}, ccy ${having}
     ) as g where grp <= ${limit + 1} order by ${byKey}, ccy`;
 }
 
@@ -207,7 +229,7 @@ export function summaryQuery(db: Kysely<Database>, dialect: Dialect, kind: Recor
   const rows = plan
     ? sumsRows(dialect, kind, request, plan, shops)
     : recordRows(dialect, kind, request, shops)(db.selectFrom(RECORD_TABLES[kind]) as unknown as Query);
-  return grouped(rows, request.group_by.length, limit).compile(db);
+  return grouped(rows, request.group_by.length, limit, plan?.pieces.some((piece) => piece.subtract) ?? false).compile(db);
 }
 
 export async function summarize(kind: RecordKind, request: SummaryRequest, access: readonly string[]): Promise<SummaryResult> {

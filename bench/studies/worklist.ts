@@ -21,7 +21,7 @@
  */
 import fs from "node:fs";
 import http from "node:http";
-import { type Credential, send } from "./bench/http";
+import { type Credential, send } from "@/scripts/bench/http";
 
 interface Options {
   url: URL;

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { freePort } from "./server";
+import { freePort } from "@/server/command";
 
 /**
  * A private PostgreSQL cluster for fault tests: initdb in a temporary folder, its own port on

@@ -11,14 +11,14 @@
  * The report (measureReport, its own printed line): a year of file dates ending --to by two
  * summary dimensions, a new pair each run, from navigation start and from a change of its Rows
  * select until the table is drawn, measured in the page.
- * The shop picker (scripts/bench/browser-picker.ts, its own printed line): each typed character
+ * The shop picker (bench/studies/browser-picker.ts, its own printed line): each typed character
  * until the listbox answers the field's new text, measured in the page, for the user's shops.
  * The password is read from standard input; traffic goes only to --url, which must be loopback.
  */
 import fs from "node:fs";
 import zlib from "node:zlib";
 import { chromium, type Page } from "@playwright/test";
-import { measurePicker } from "./bench/browser-picker";
+import { measurePicker } from "./browser-picker";
 import { dimensionNames } from "@/lib/schemas/summary";
 
 interface Options {

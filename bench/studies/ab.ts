@@ -1,5 +1,5 @@
 /**
- * npx tsx scripts/bench-ab.ts --old <tree> --new <tree> --database <url> --password <pw>
+ * npx tsx bench/studies/ab.ts --old <tree> --new <tree> --database <url> --password <pw>
  *   [--shop shop-0001] [--busy-shop shop-0098] [--from 2026-10-01] [--to 2026-10-30] [--rounds 2] [--seconds 10]
  *
  * Two builds of the product (each tree with its own `npm run build`) serve one imported database
@@ -11,12 +11,12 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { freePort, SERVER_NODE_FLAGS } from "@/server/command";
-import { type Credential, load } from "./bench/http";
+import { type Credential, load } from "@/scripts/bench/http";
 
 function flag(name: string, fallback?: string): string {
   const i = process.argv.indexOf(`--${name}`);
   const value = i >= 0 ? process.argv[i + 1] : fallback;
-  if (value === undefined) throw new Error(`--${name} is required (see the usage at the top of scripts/bench-ab.ts)`);
+  if (value === undefined) throw new Error(`--${name} is required (see the usage at the top of bench/studies/ab.ts)`);
   return value;
 }
 
