@@ -181,11 +181,13 @@ export class ReplicaMonitor {
 
   /**
    * Checks once (bounded), then every CHECK_EVERY_MS in the background, as a job of the
-   * background runner that the server stops on SIGTERM.
+   * background runner. The server stops the checks on SIGTERM but leaves the connections open:
+   * requests still being served read on them until the process exits (a read that fails there
+   * leaves its replica out, as always).
    */
   async start(): Promise<void> {
     await this.check();
-    this.runner = startJob(REPLICA_MONITOR, () => ({ name: REPLICA_MONITOR, everyMs: CHECK_EVERY_MS, run: () => this.check(), close: () => this.close() }), CHECK_EVERY_MS);
+    this.runner = startJob(REPLICA_MONITOR, () => ({ name: REPLICA_MONITOR, everyMs: CHECK_EVERY_MS, run: () => this.check() }), CHECK_EVERY_MS);
   }
 
   check(): Promise<void> {
@@ -328,12 +330,9 @@ export class ReplicaMonitor {
     return [{ server: "primary", reads: this.primaryServer?.reads ?? 0 }, ...this.replicas.map((r) => ({ server: r.name, healthy: r.health === "healthy", lagSeconds: r.lagSeconds, reads: r.reads }))];
   }
 
+  /** Stops the checks and closes every connection. */
   async stop() {
-    if (this.runner) await this.runner.stop(CHECK_TIMEOUT_MS);
-    else await this.close();
-  }
-
-  private async close() {
+    await this.runner?.stop(CHECK_TIMEOUT_MS);
     await this.checking?.catch(() => {});
     await Promise.all(this.replicas.map((r) => r.close()));
     this.primary.severAll();
