@@ -77,8 +77,7 @@ describe.each(backends)("stranded claims on $name", (backend: Backend) => {
     await catcher.start();
     await world.setUp(backend, { stuck: "stuck", later: "later" });
     world.env = { ...world.env, ...leases, SMTP_URL: catcher.url, APP_URL: "https://disputes.example.test" };
-    await world.addEndpoint("stuck", "/stuck");
-    await world.addEndpoint("later", "/later");
+    await Promise.all([world.addEndpoint("stuck", "/stuck"), world.addEndpoint("later", "/later")]);
     const db = world.db;
     await addUser(db, "alerts@example.test", ["alerted"], { digest: "off", alerts: true });
     // Two users whose daily digest fell due at midnight UTC (made two days ago): one the database refuses.
