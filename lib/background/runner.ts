@@ -101,7 +101,7 @@ export class Runner {
   }
 
   private note(err: unknown) {
-    const problem = err === undefined ? null : (this.job.problemOf ?? defaultProblem)(err);
+    const problem = err === undefined ? null : this.job.problemOf ? this.job.problemOf(err) : defaultProblem();
     if (err !== undefined && problem === null) {
       this.logger.debug({ job: this.job.name, ...errorFields(err) }, `${this.job.name}: busy; trying again`);
       return;

@@ -122,15 +122,21 @@ describe("background runner", () => {
       const kind = (err as Error).message;
       return kind === "busy" ? null : { key: kind, level: kind === "a" ? "warn" : "error", message: `kind ${kind}` };
     };
-    const job: Job = {
-      name: "flaky job",
-      everyMs: 5,
+    // A class's method that reads its own fields, handed over as a Job.
+    class FlakyJob implements Job {
+      readonly name = "flaky job";
+      readonly everyMs = 5;
+      private readonly prefix = "kind";
       async run() {
         const step = script[round++] ?? "ok";
         if (step !== "ok") throw new Error(step);
-      },
-      problemOf,
-    };
+      }
+      problemOf(err: unknown): Problem | null {
+        const problem = problemOf(err);
+        return problem && { ...problem, message: `${this.prefix} ${problem.key}` };
+      }
+    }
+    const job: Job = new FlakyJob();
     const runner = new Runner(job, logger);
     runner.start();
     while (round < script.length + 2) await sleep(5);
