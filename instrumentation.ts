@@ -1,7 +1,8 @@
 /**
  * Runs once when the server starts: bring the database schema up to date before any request, and
- * in the production server (server/main.ts) start sending webhooks (lib/webhooks/dispatcher.ts) and mail (lib/mail/dispatcher.ts),
- * watch the import inbox (lib/import/inbox.ts), and give the metrics their backlog and replica readers (lib/metrics.ts).
+ * in the production server (server/main.ts) start its background jobs (lib/background/runner.ts, stopped on SIGTERM): sending
+ * webhooks (lib/webhooks/dispatcher.ts) and mail (lib/mail/dispatcher.ts), and watching the import inbox (lib/import/inbox.ts);
+ * and give the metrics their backlog and replica readers (lib/metrics.ts).
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME === "nodejs") {

@@ -1,4 +1,4 @@
-import { replicaMaxLagSeconds, replicaUrls, authFailuresPerMinute, ConfigError, databaseTarget, flag, importInbox, logLevel, loginLimits, pgQueryTimeoutSeconds, rateLimitPerMinute, shutdownSettings, mailConfig, mailRetrySeconds, metricsToken, trustProxy, webhookRetrySeconds, wholeNumber } from "@/lib/config";
+import { replicaMaxLagSeconds, replicaUrls, authFailuresPerMinute, ConfigError, databaseTarget, flag, importInbox, logLevel, loginLimits, pgQueryTimeoutSeconds, rateLimitPerMinute, shutdownSettings, mailConfig, mailLeaseSeconds, mailRetrySeconds, metricsToken, trustProxy, webhookLeaseSeconds, webhookRetrySeconds, wholeNumber } from "@/lib/config";
 import { sessionTtlMs } from "@/lib/auth/sessions";
 import { sqliteReaderCount } from "@/lib/data/connection/sqlite-readers";
 import { deadlineConfigFromEnv } from "@/lib/domain/deadlines";
@@ -42,7 +42,9 @@ const CHECKS: ((env: Env) => unknown)[] = [
   },
   deadlineConfigFromEnv,
   webhookRetrySeconds,
+  webhookLeaseSeconds,
   mailRetrySeconds,
+  mailLeaseSeconds,
   mailConfig,
   metricsToken,
   importInbox,

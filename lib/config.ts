@@ -124,6 +124,19 @@ export const webhookRetrySeconds = (env: Env = process.env) => retrySchedule("WE
 /** The delays before the 2nd, 3rd, ... attempt of a message after a temporary failure (docs/mail.md, "Delivery"). */
 export const mailRetrySeconds = (env: Env = process.env) => retrySchedule("MAIL_RETRY_SECONDS", DEFAULT_MAIL_RETRY_SECONDS, env);
 
+/**
+ * How long a server holds a webhook delivery it claimed before another may take it over, as after
+ * a crash (docs/api.md, "Webhooks"); an attempt's time limit is 10 s, or two thirds of the lease
+ * when that is shorter, so that an attempt ends and is recorded within its lease.
+ */
+export const webhookLeaseSeconds = (env: Env = process.env) => wholeNumber("WEBHOOK_LEASE_SECONDS", 15, { min: 3, max: 3600 }, env);
+
+/**
+ * The same for a mail message (docs/mail.md, "Delivery"): each SMTP step (connection, greeting,
+ * data) may take 30 s, or a quarter of the lease when that is shorter.
+ */
+export const mailLeaseSeconds = (env: Env = process.env) => wholeNumber("MAIL_LEASE_SECONDS", 120, { min: 4, max: 3600 }, env);
+
 export interface MailConfig {
   smtpUrl: string;
   from: string;

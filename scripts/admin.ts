@@ -301,7 +301,8 @@ async function digestRunCommand(args: string[], options: Options): Promise<numbe
     const quiet = run.claimed - run.messages.length;
     console.log(`digests due at ${new Date(at).toISOString()}: ${run.claimed}; sent ${sent.delivered}, not accepted ${sent.failed}, nothing to say ${quiet}`);
     if (sent.failed > 0) console.error("admin: some digests were not accepted; npm run admin -- mail list shows why");
-    return sent.failed > 0 ? 1 : 0;
+    for (const { userId, error } of run.failed) console.error(`admin: the digest of user ${userId} could not be composed: ${error instanceof Error ? error.message : String(error)}`);
+    return sent.failed > 0 || run.failed.length > 0 ? 1 : 0;
   } finally {
     await database.close();
   }

@@ -23,7 +23,8 @@ import { metricsToken, shutdownSettings, trustProxy, wholeNumber } from "@/lib/c
 import { configurationProblems } from "@/lib/config-check";
 import { errorFields, log, requestContexts, type RequestContext } from "@/lib/log";
 import { observeRequest, startMetrics } from "@/lib/metrics";
-import { markProductionServer, runningInbox, runningMailDispatcher, runningWebhookDispatcher, setDraining } from "@/lib/server-state";
+import { stopJobs } from "@/lib/background/runner";
+import { markProductionServer, setDraining } from "@/lib/server-state";
 import { METRICS_PATH, serveMetrics } from "./metrics";
 import { builtRoutePatterns, routeMatcher } from "./routes";
 import { applySecurityHeaders } from "./security-headers";
@@ -80,7 +81,7 @@ async function main() {
   // Without METRICS_TOKEN /api/metrics is no route: Next answers it as any unknown path.
   const routeOf = routeMatcher([...builtRoutePatterns(ROOT), ...(scrapeToken ? [METRICS_PATH] : [])]);
 
-  // instrumentation.ts starts the webhook dispatcher in this server only.
+  // instrumentation.ts starts the background jobs in this server only.
   markProductionServer();
   const app = next({ dev: false, dir: ROOT, hostname, port });
   const handle = app.getRequestHandler();
@@ -154,11 +155,9 @@ async function main() {
     draining = true;
     setDraining();
     log.info({ signal, in_flight: inFlight, delay_ms: shutdown.delayMs }, "shutting down: readiness now answers 503");
-    // Webhooks: nothing more is claimed; attempts in flight may finish within the timeout.
-    const webhooksStopped = runningWebhookDispatcher()?.stop(shutdown.delayMs + shutdown.timeoutMs).catch((err: unknown) => log.warn(errorFields(err), "stopping the webhook dispatcher failed"));
-    const mailStopped = runningMailDispatcher()?.stop(shutdown.delayMs + shutdown.timeoutMs).catch((err: unknown) => log.warn(errorFields(err), "stopping the mail dispatcher failed"));
-    // The inbox takes no more files; the one in hand finishes and is moved (or is loaded at the next start).
-    const inboxStopped = runningInbox()?.stop(shutdown.delayMs + shutdown.timeoutMs).catch((err: unknown) => log.warn(errorFields(err), "stopping the import inbox failed"));
+    // The background jobs (lib/background/runner.ts) start nothing new: webhook and mail attempts
+    // in flight and a file the inbox has in hand may finish within the timeout, then are cut short.
+    const jobsStopped = stopJobs(shutdown.delayMs + shutdown.timeoutMs);
     // Load balancers that poll readiness stop sending new work during the delay.
     if (shutdown.delayMs > 0) await new Promise((r) => setTimeout(r, shutdown.delayMs));
     server.close();
@@ -170,9 +169,7 @@ async function main() {
       log.warn({ in_flight: inFlight, timeout_ms: shutdown.timeoutMs }, "shutdown timeout: cutting off the requests still running");
       server.closeAllConnections();
     }
-    await webhooksStopped;
-    await mailStopped;
-    await inboxStopped;
+    await jobsStopped;
     await closeResources();
     log.info({ clean }, "stopped");
     process.exit(0);

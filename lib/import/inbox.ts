@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { sql } from "kysely";
+import { type Job, type Problem, type RoundSignals, type Runner, startJob } from "@/lib/background/runner";
 import { importInbox } from "@/lib/config";
 import { type Db, isDatabaseUnavailable, openDatabase } from "@/lib/data/connection/db";
 import { errorFields, log } from "@/lib/log";
@@ -169,36 +170,21 @@ interface Opened {
   lock: InboxLock;
 }
 
-export class Inbox {
+export const IMPORT_INBOX = "import inbox";
+
+/** The inbox as a job of the background runner: one look a round, and the import of what arrived. */
+export class Inbox implements Job {
+  readonly name = IMPORT_INBOX;
+  readonly everyMs = POLL_MS;
   private opened: Opened | undefined;
   private opening: Promise<Opened> | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private stopping = false;
-  private working: Promise<void> | undefined;
   private readonly seen = new Map<string, Seen>();
-  private lastProblem = "";
   private foldersMade = false;
 
   constructor(
     readonly folder: string,
     private readonly pauseBeforeMoveMs = Number(process.env[TEST_PAUSE_ENV] || 0),
   ) {}
-
-  start(): void {
-    log.info({ inbox: this.folder }, "import inbox: watching");
-    this.schedule(0);
-  }
-
-  private schedule(ms: number) {
-    if (this.stopping) return;
-    this.timer = setTimeout(() => {
-      this.working = this.tick().finally(() => {
-        this.working = undefined;
-        this.schedule(POLL_MS);
-      });
-    }, ms);
-    this.timer.unref();
-  }
 
   private async database(): Promise<Opened> {
     if (this.opened) return this.opened;
@@ -219,27 +205,23 @@ export class Inbox {
     return this.opening;
   }
 
-  private async tick() {
-    let problem = "";
-    let cause: unknown;
-    try {
-      const arrived = await this.look(Date.now());
-      if (arrived.length > 0) await this.take(arrived);
-    } catch (err) {
-      cause = err;
-      problem = err instanceof FolderProblem ? `folder: ${err.message}` : isDatabaseUnavailable(err) ? "database unavailable" : "error";
-    }
-    this.noteProblem(problem, cause);
+  async run({ stop }: RoundSignals): Promise<void> {
+    const arrived = await this.look(Date.now());
+    if (arrived.length > 0 && !stop.aborted) await this.take(arrived, stop);
   }
 
-  /** Logs a problem when it begins and when it ends, not every second. */
-  private noteProblem(problem: string, err?: unknown) {
-    if (problem === this.lastProblem) return;
-    if (problem === "") log.info({ inbox: this.folder }, "import inbox: working again");
-    else if (problem.startsWith("folder: ")) log.warn({ inbox: this.folder, problem: problem.slice("folder: ".length) }, "import inbox: the folder cannot be read; looking again every second");
-    else if (problem === "database unavailable") log.warn({ inbox: this.folder, ...errorFields(err) }, "import inbox: the database is unavailable; trying again every second");
-    else log.error({ inbox: this.folder, ...errorFields(err) }, "import inbox: failed; trying again every second");
-    this.lastProblem = problem;
+  /** Problems are logged when they begin and when they end (the runner), each with the folder. */
+  problemOf(err: unknown): Problem {
+    if (err instanceof FolderProblem) return { key: `folder: ${err.message}`, level: "warn", message: `the folder cannot be read (${this.folder}: ${err.message})` };
+    if (isDatabaseUnavailable(err)) return { key: "database", level: "warn", message: "the database is unavailable" };
+    return { key: "error", level: "error", message: "failed" };
+  }
+
+  /** After the file in hand was finished and moved; never under an import still running (the process ends under it). */
+  async close(): Promise<void> {
+    const opened = this.opened ?? (await this.opening?.catch(() => undefined));
+    opened?.lock.close();
+    await opened?.db.close().catch(() => {});
   }
 
   /** The files that have arrived, in name order (as the command takes a folder's). */
@@ -286,13 +268,13 @@ export class Inbox {
     return Boolean(stat?.isFile() && before && stat.size === before.size && stat.mtimeMs === before.mtimeMs);
   }
 
-  private async take(arrived: string[]): Promise<void> {
+  private async take(arrived: string[], stop: AbortSignal): Promise<void> {
     const { db, lock } = await this.database();
     const held = await lock.whileHeld(async () => {
       const names: string[] = [];
       for (const name of arrived) if (await this.unchanged(name)) names.push(name);
       if (names.length === 0) return;
-      if (db.sqlite && !(await writeLockFree(db.sqlite, () => this.stopping))) return;
+      if (db.sqlite && !(await writeLockFree(db.sqlite, () => stop.aborted))) return;
       const settled: { outcome: FileOutcome; lines: string[] }[] = [];
       try {
         // The very import of `npm run import -- <IMPORT_INBOX>`: the lines are those it prints.
@@ -335,30 +317,16 @@ export class Inbox {
     }
   }
 
-  /** Takes no more files, lets the one in hand finish and be moved (at most `timeoutMs`), and closes. */
-  async stop(timeoutMs: number): Promise<void> {
-    this.stopping = true;
-    clearTimeout(this.timer);
-    const finished = await Promise.race([(this.working ?? Promise.resolve()).then(() => true), sleep(timeoutMs).then(() => false)]);
-    // Still importing: the process ends under it, and the uncommitted file is loaded at the next start.
-    if (!finished) return;
-    const opened = this.opened ?? (await this.opening?.catch(() => undefined));
-    opened?.lock.close();
-    await opened?.db.close().catch(() => {});
-  }
+}
+
+/** Starts this process's inbox once when IMPORT_INBOX is set (instrumentation.ts, production server only). */
+export function startInbox(): Runner | undefined {
+  const folder = importInbox();
+  if (!folder) return undefined;
+  return startJob(IMPORT_INBOX, () => {
+    log.info({ inbox: folder }, "import inbox: watching");
+    return new Inbox(folder);
+  });
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
-
-const shared = globalThis as unknown as { __drInbox?: Inbox };
-
-/** Starts this process's inbox once when IMPORT_INBOX is set (instrumentation.ts, production server only). */
-export function startInbox(): Inbox | undefined {
-  const folder = importInbox();
-  if (!folder) return undefined;
-  if (!shared.__drInbox) {
-    shared.__drInbox = new Inbox(folder);
-    shared.__drInbox.start();
-  }
-  return shared.__drInbox;
-}

@@ -13,18 +13,18 @@ import { unsubscribeUrl } from "./unsubscribe";
  * 4xx, no connection or no answer within 30 seconds is temporary and tried again later.
  */
 
-/** No answer within this time is a temporary failure. */
+/** No answer within this time is a temporary failure (or a quarter of a shorter MAIL_LEASE_SECONDS). */
 export const SMTP_TIMEOUT_MS = 30_000;
 
 export type Transport = ReturnType<typeof nodemailer.createTransport>;
 
-export function mailTransport(config: MailConfig): Transport {
+export function mailTransport(config: MailConfig, timeoutMs = SMTP_TIMEOUT_MS): Transport {
   return nodemailer.createTransport({
     url: config.smtpUrl,
-    connectionTimeout: SMTP_TIMEOUT_MS,
-    greetingTimeout: SMTP_TIMEOUT_MS,
-    socketTimeout: SMTP_TIMEOUT_MS,
-    dnsTimeout: SMTP_TIMEOUT_MS,
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+    dnsTimeout: timeoutMs,
   });
 }
 

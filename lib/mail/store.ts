@@ -91,6 +91,22 @@ export async function claimMessages(db: Kysely<Database>, dialect: Dialect, opts
     .sort((a, b) => a.id - b.id);
 }
 
+/**
+ * Gives claimed messages back untouched (lib/background/leased-dispatcher.ts): the lease cleared
+ * and the attempt the claim counted taken back. Only while the claim is still this one's.
+ */
+export async function releaseMessages(db: Kysely<Database>, messages: readonly ClaimedMessage[]): Promise<void> {
+  for (const m of messages) {
+    await db
+      .updateTable("mail_messages")
+      .set((eb) => ({ attempts: eb("attempts", "-", 1), claimed_until: null, claim_token: null }))
+      .where("id", "=", m.id)
+      .where("claim_token", "=", m.token)
+      .where("state", "in", ["pending", "retry"])
+      .execute();
+  }
+}
+
 export type SendOutcome = { delivered: true } | { delivered: false; permanent: boolean; error: string };
 
 /** What an attempt's outcome makes of its message: delivered, retry after the schedule's delay, or failed (permanent, or after the last). */

@@ -69,6 +69,23 @@ export async function claimDue(db: Kysely<Database>, dialect: Dialect, opts: { n
     .sort((a, b) => a.id - b.id);
 }
 
+/**
+ * Gives claimed deliveries back untouched (lib/background/leased-dispatcher.ts): the lease
+ * cleared and the attempt the claim counted taken back, so that a claim whose freshness wait
+ * failed spends nothing of the retry schedule. Only while the claim is still this one's.
+ */
+export async function releaseClaims(db: Kysely<Database>, deliveries: readonly ClaimedDelivery[]): Promise<void> {
+  for (const d of deliveries) {
+    await db
+      .updateTable("webhook_deliveries")
+      .set((eb) => ({ attempts: eb("attempts", "-", 1), claimed_until: null, claim_token: null }))
+      .where("id", "=", d.id)
+      .where("claim_token", "=", d.token)
+      .where("state", "=", "pending")
+      .execute();
+  }
+}
+
 export interface AttemptOutcome {
   at: number;
   status: number | null;

@@ -17,7 +17,12 @@ import { MINIMAL_ROW } from "./import-rows";
  */
 
 export const RETRY = [1, 2];
-export const TIMEOUT_MS = 10_000;
+/**
+ * WEBHOOK_LEASE_SECONDS of the tests: a claim left by a killed server expires after it, and an
+ * attempt's time limit is two thirds of it (docs/api.md, "Webhooks"), longer than a "slow" answer.
+ */
+export const LEASE_SECONDS = 6;
+export const TIMEOUT_MS = (LEASE_SECONDS * 1000 * 2) / 3;
 // A claim is made at most one poll (1 s) after a delivery becomes due.
 export const POLL_SLACK_MS = 1_600;
 // The receiver notes a request once its body has arrived, a few ms after the sender started it.
@@ -165,6 +170,7 @@ export class WebhookWorld {
       APP_KEY_FILE: path.join(tempDir("disputes-webhook-key-"), "app.key"),
       RATE_LIMIT_PER_MINUTE: "0",
       WEBHOOK_RETRY_SECONDS: RETRY.join(","),
+      WEBHOOK_LEASE_SECONDS: String(LEASE_SECONDS),
       SHUTDOWN_TIMEOUT_SECONDS: "5",
     };
     await this.receiver.start();

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { type Runner, startJob } from "@/lib/background/runner";
 import { replicaMaxLagSeconds, replicaUrls } from "@/lib/config";
 import { currentRequest, errorFields, log } from "@/lib/log";
 import type { ReadServerState } from "@/lib/metrics";
@@ -17,6 +18,7 @@ import { hasErrorCode, isDatabaseUnavailable } from "./unavailable";
  * frozen one is retried elsewhere at once. It comes back at the first good check.
  */
 
+export const REPLICA_MONITOR = "replica monitor";
 /** How often each replica is checked. */
 export const CHECK_EVERY_MS = 1000;
 /** A check that takes longer than this finds the replica down (a frozen server answers nothing). */
@@ -162,10 +164,9 @@ export class ReplicaMonitor {
   private readonly samples: { lsn: bigint; at: number }[] = [];
   /** the primary's clock minus ours, at the last sample */
   private primaryClockOffsetMs = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private runner: Runner | undefined;
   private checking: Promise<void> | undefined;
   private next = 0;
-  private stopped = false;
   /** the primary as a read server (replicaReads gives it), for its read count */
   primaryServer?: Server;
 
@@ -178,18 +179,15 @@ export class ReplicaMonitor {
     this.replicas = urls.map((url) => new Replica(url, serverName(url)));
   }
 
-  /** Checks once (bounded), then every CHECK_EVERY_MS in the background. */
+  /**
+   * Checks once (bounded), then every CHECK_EVERY_MS in the background, as a job of the
+   * background runner. The server stops the checks on SIGTERM but leaves the connections open:
+   * requests still being served read on them until the process exits (a read that fails there
+   * leaves its replica out, as always).
+   */
   async start(): Promise<void> {
     await this.check();
-    this.schedule();
-  }
-
-  private schedule() {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      void this.check().finally(() => this.schedule());
-    }, CHECK_EVERY_MS);
-    this.timer.unref();
+    this.runner = startJob(REPLICA_MONITOR, () => ({ name: REPLICA_MONITOR, everyMs: CHECK_EVERY_MS, run: () => this.check() }), CHECK_EVERY_MS);
   }
 
   check(): Promise<void> {
@@ -293,8 +291,15 @@ export class ReplicaMonitor {
    */
   async caughtUp(maxWaitMs: number): Promise<number> {
     const started = Date.now();
-    const { rows } = await sql<{ lsn: string }>`select pg_current_wal_insert_lsn()::text as lsn`.execute(this.primary.db);
-    const target = parseLsn(rows[0].lsn);
+    let target: bigint;
+    try {
+      const { rows } = await withTimeout(sql<{ lsn: string }>`select pg_current_wal_insert_lsn()::text as lsn`.execute(this.primary.db), CHECK_TIMEOUT_MS, "primary");
+      target = parseLsn(rows[0].lsn);
+    } catch (err) {
+      // A query that does not answer keeps its connection: cut it, as the checks do.
+      this.primary.severAll();
+      throw err;
+    }
     let pending = this.replicas.filter((r) => r.health === "healthy" && r.replayed < target);
     while (pending.length > 0 && Date.now() - started < maxWaitMs) {
       const still: Replica[] = [];
@@ -325,9 +330,9 @@ export class ReplicaMonitor {
     return [{ server: "primary", reads: this.primaryServer?.reads ?? 0 }, ...this.replicas.map((r) => ({ server: r.name, healthy: r.health === "healthy", lagSeconds: r.lagSeconds, reads: r.reads }))];
   }
 
+  /** Stops the checks and closes every connection. */
   async stop() {
-    this.stopped = true;
-    clearTimeout(this.timer);
+    await this.runner?.stop(CHECK_TIMEOUT_MS);
     await this.checking?.catch(() => {});
     await Promise.all(this.replicas.map((r) => r.close()));
     this.primary.severAll();
