@@ -145,7 +145,7 @@ async function inspect(file: string): Promise<Target | { refusal: string }> {
  */
 const GROUP_SECONDS = 1;
 const GROUP_RECORDS = 200_000;
-const GROUP_FILE_BYTES = 16 * 1024 * 1024;
+export const GROUP_FILE_BYTES = 16 * 1024 * 1024;
 
 /** The file's size, or 0 when it cannot be read (inspect then says why). */
 const fileBytes = (file: string) => fs.promises.stat(file).then((s) => s.size, () => 0);

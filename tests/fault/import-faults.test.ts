@@ -9,7 +9,7 @@ import { type Db, openDatabase } from "@/lib/data/connection/db";
 import { DEMO_SHOPS, generateDemoFiles } from "@/lib/demo/generate";
 import { RECORD_JSON_TABLES, RECORD_TABLES } from "@/lib/data/connection/schema";
 import { importColumns, type RecordKind } from "@/lib/domain/fields";
-import { IMPORT_LOCK_KEY } from "@/lib/import/import-file";
+import { GROUP_FILE_BYTES, IMPORT_LOCK_KEY } from "@/lib/import/import-file";
 import { signedHeaders } from "../api/harness";
 import { type CliResult, type RunningCli, runCli, startCli } from "../helpers/cli";
 import { importLog } from "../helpers/import-log";
@@ -26,15 +26,17 @@ import { startServer, type TestServer } from "../helpers/server";
  *   during many small commits in a row;
  * - two commands importing the same file at once, and a third one that may not wait long.
  * The large file holds FAULT_IMPORT_RECORDS demo chargebacks (lib/demo/generate.ts, about 400 bytes
- * each): 40,000 by default, long enough for a kill mid-file and ten read rounds during the import;
- * set it higher by hand (the suite ran 200,000 before) to widen those windows on a fast machine.
+ * each): 50,000 by default, long enough for a kill mid-file and ten read rounds during the import,
+ * and larger than the import's group limit (GROUP_FILE_BYTES), so that it gets a transaction of its
+ * own and the file before it is committed first, however fast the command starts; set it higher by
+ * hand (the suite ran 200,000 before) to widen those windows on a fast machine.
  */
 
 const RECORDS = recordsSetting(process.env.FAULT_IMPORT_RECORDS);
 
 function recordsSetting(value: string | undefined): number {
-  if (value === undefined || value === "") return 40_000;
-  if (!/^\d+$/.test(value) || Number(value) < 20_000) throw new Error(`FAULT_IMPORT_RECORDS must be a whole number of at least 20000, got ${JSON.stringify(value)}`);
+  if (value === undefined || value === "") return 50_000;
+  if (!/^\d+$/.test(value) || Number(value) < 50_000) throw new Error(`FAULT_IMPORT_RECORDS must be a whole number of at least 50000, got ${JSON.stringify(value)}`);
   return Number(value);
 }
 const BIG_DATE = "2026-03-02";
@@ -74,6 +76,8 @@ beforeAll(() => {
   generateDemoFiles({ out: out("big"), seed: 13, chargebacks: RECORDS, preArbitrations: 0, start: BIG_DATE, end: BIG_DATE });
   const ymd = (date: string) => date.replaceAll("-", "");
   const big = fs.realpathSync(path.join(out("big"), `CHB_${ymd(BIG_DATE)}.csv`));
+  // Past the group limit, the large file is imported in a transaction of its own (see above).
+  if (fs.statSync(big).size <= GROUP_FILE_BYTES) throw new Error(`the large file must be over ${GROUP_FILE_BYTES} bytes, the import's group limit; it is ${fs.statSync(big).size}`);
   generateDemoFiles({ out: out("group"), seed: 14, chargebacks: 12, preArbitrations: 0, start: GROUP_DATES[0], end: GROUP_DATES[2], everyDay: true });
   generateDemoFiles({ out: out("group"), seed: 15, chargebacks: GROUP_LAST_RECORDS, preArbitrations: 0, start: GROUP_DATES[3], end: GROUP_DATES[3] });
   for (const name of fs.readdirSync(out("group"))) if (!name.startsWith("CHB_")) fs.rmSync(path.join(out("group"), name));
