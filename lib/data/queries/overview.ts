@@ -5,7 +5,7 @@ import type { SummaryRequest } from "@/lib/schemas/summary";
 import { getDb } from "../connection/db";
 import { visibleShops } from "./selection";
 import type { Row } from "../connection/read";
-import { summaryQuery, writeSummary } from "./summary";
+import { summaryQuery, summaryRowsQuery, writeSummary } from "./summary";
 
 export type OverviewResult = { ok: true; json: string } | { ok: false; part: OverviewPartName };
 
@@ -29,7 +29,7 @@ export async function overview(request: OverviewRequest, access: readonly string
       const part = OVERVIEW_PARTS[name];
       return summaryQuery(db, dialect, part.kind, summaryOf(part.period, [...part.group_by]), shops);
     }),
-    summaryQuery(db, dialect, "chargeback", summaryOf("current", [...ECP_GROUP_BY]), shops, null),
+    summaryRowsQuery(db, dialect, "chargeback", summaryOf("current", [...ECP_GROUP_BY]), shops),
   ];
   const results = (await read(statements.map((q) => ({ sql: q.sql, parameters: q.parameters })))) as Row[][];
   const parts: string[] = [];

@@ -2,7 +2,6 @@ import "server-only";
 import { type CompiledQuery, type Kysely, type RawBuilder, type SelectQueryBuilder, sql } from "kysely";
 import { addDays, daysBetween, lastDayOfMonth, shiftMonth } from "@/lib/domain/calendar";
 import type { RecordKind } from "@/lib/domain/fields";
-import { formatMinor } from "@/lib/domain/money";
 import { type DimensionName, dimensionOf, MAX_GROUPS, type SummaryRequest } from "@/lib/schemas/summary";
 import { getDb } from "../connection/db";
 import type { Dialect } from "../connection/dialect";
@@ -203,33 +202,87 @@ function recordRows(dialect: Dialect, kind: RecordKind, request: SummaryRequest,
       ]);
 }
 
-/**
- * The groups in order, at most MAX_GROUPS + 1 of them (one more than allowed tells that there are
- * too many), one row per group and currency, the sums as exact integer text. `counted`: keep only
- * rows with records (rows taken away may leave a currency of a group with none).
- */
-function grouped(rows: RawBuilder<unknown> | Query, keyCount: number, limit: number | null, counted: boolean): RawBuilder<Row> {
-  const keys = Array.from({ length: keyCount }, (_, i) => sql.id(`k${i}`));
-  const sums = sql`sum(n) as n, sum(reversals) as reversals, cast(sum(amount) as text) as amount, cast(sum(reversal_amount) as text) as reversal_amount`;
+/** The sums of a selection's rows per group and currency: `counted` keeps only those with records (rows taken away may leave none). */
+function perCurrency(rows: RawBuilder<unknown> | Query, keys: readonly RawBuilder<unknown>[], counted: boolean): RawBuilder<unknown> {
   const having = counted ? sql`having sum(n) > 0` : sql``;
-  if (keyCount === 0) return sql<Row>`select ccy, ${sums} from (${rows}) as s group by ccy ${having} order by ccy`;
-  const byKey = sql.join(keys);
-  if (limit === null) return sql<Row>`select ${byKey}, ccy, ${sums} from (${rows}) as s group by ${byKey}, ccy ${having} order by ${byKey}, ccy`;
-  return sql<Row>`select * from (
-      select ${byKey}, ccy, ${sums}, dense_rank() over (order by ${byKey}) as grp from (${rows}) as s group by ${byKey}, ccy ${having}
-    ) as g where grp <= ${limit + 1} order by ${byKey}, ccy`;
+  const sums = sql`sum(n) as n, sum(reversals) as reversals, sum(amount) as amount, sum(reversal_amount) as reversal_amount`;
+  return sql`select ${sql.join([...keys, sql`ccy`])}, ${sums} from (${rows}) as s group by ${sql.join([...keys, sql`ccy`])} ${having}`;
 }
 
 /**
- * The one statement of a summary, for the shops the request may see: at most `limit` groups and
- * one more (which tells that there are too many), or every group (null; internal callers only).
+ * Every group in order, one row per group and currency, the sums as exact integer text: the rows
+ * internal callers read (the overview's excessive chargebacks).
  */
-export function summaryQuery(db: Kysely<Database>, dialect: Dialect, kind: RecordKind, request: SummaryRequest, shops: readonly string[], limit: number | null = MAX_GROUPS): CompiledQuery {
+function groupedRows(rows: RawBuilder<unknown> | Query, keyCount: number): RawBuilder<Row> {
+  const keys = Array.from({ length: keyCount }, (_, i) => sql.id(`k${i}`));
+  const sums = sql`sum(n) as n, sum(reversals) as reversals, cast(sum(amount) as text) as amount, cast(sum(reversal_amount) as text) as reversal_amount`;
+  const byKey = sql.join([...keys, sql`ccy`]);
+  return sql<Row>`select ${byKey}, ${sums} from (${rows}) as s group by ${byKey} order by ${byKey}`;
+}
+
+/** A value as its JSON string (a null as "null", as String(null) writes it). */
+const quoted = (dialect: Dialect, value: RawBuilder<unknown>) =>
+  dialect === "postgres" ? sql`to_json(coalesce(cast(${value} as text), 'null'))::text` : sql`json_quote(coalesce(cast(${value} as text), 'null'))`;
+
+/**
+ * An exact sum of minor units as the JSON number of its amount, with two decimals (1234.50): on
+ * SQLite sign, whole units and cents by integer arithmetic, on PostgreSQL the numeric sum times
+ * 0.01 (exact, of scale 2); never a float (docs/api.md, "Amounts").
+ */
+const amountJson = (dialect: Dialect, minor: RawBuilder<unknown>) =>
+  dialect === "postgres"
+    ? sql`cast(${minor} * 0.01 as text)`
+    : sql`printf('%s%d.%02d', case when ${minor} < 0 then '-' else '' end, abs(${minor}) / 100, abs(${minor}) % 100)`;
+
+/** Texts of a group's rows joined by commas, in the order given. */
+const joined = (dialect: Dialect, text: RawBuilder<unknown>, order: RawBuilder<unknown>) =>
+  dialect === "postgres" ? sql`string_agg(${text}, ',' order by ${order})` : sql`group_concat(${text}, ',' order by ${order})`;
+
+/**
+ * The groups in order, each as its JSON text (`g`, the response's group object) with its record
+ * count (`n`), at most `MAX_GROUPS` + 1 of them (one more than allowed tells that there are too
+ * many). The database writes the JSON: a year of file dates by reason code is 32,000 groups and
+ * currencies, which cross to JavaScript as 7,700 strings instead of 230,000 values
+ * (docs/performance.md, "The summaries' JSON").
+ */
+function groupedJson(dialect: Dialect, kind: RecordKind, groupBy: readonly DimensionName[], rows: RawBuilder<unknown> | Query, counted: boolean): RawBuilder<Row> {
+  const keys = groupBy.map((_, i) => sql.id(`k${i}`));
+  const key = groupBy.map((name, i) => {
+    const prefix = sql.lit(`${i ? "," : ""}${JSON.stringify(name)}:`);
+    return dimensionOf(kind, name).key === "integer" ? sql`${prefix} || cast(${keys[i]} as text)` : sql`${prefix} || ${quoted(dialect, keys[i])}`;
+  });
+  const amount = (column: string) => amountJson(dialect, sql.id(column));
+  const currency =
+    kind === "chargeback"
+      ? sql`'{"currency":' || ${quoted(dialect, sql`ccy`)} || ',"chb_amount":' || ${amount("amount")} || ',"reversal_amount":' || ${amount("reversal_amount")} || '}'`
+      : sql`'{"currency":' || ${quoted(dialect, sql`ccy`)} || ',"amount":' || ${amount("amount")} || '}'`;
+  const counts = kind === "chargeback" ? sql`'"count":' || sum(n) || ',"reversals":' || sum(reversals)` : sql`'"count":' || sum(n)`;
+  const group = sql`'{"key":{' || ${key.length ? sql.join(key, sql` || `) : sql`''`} || '},' || ${counts} || ',"amounts":[' || ${joined(dialect, currency, sql`ccy`)} || ']}'`;
+  const from = perCurrency(rows, keys, counted);
+  // Without group_by the one group is the whole selection, and none when nothing matches.
+  if (keys.length === 0) return sql<Row>`select ${group} as g, sum(n) as n from (${from}) as c having count(*) > 0`;
+  const byKey = sql.join(keys);
+  return sql<Row>`select ${group} as g, sum(n) as n from (${from}) as c group by ${byKey} order by ${byKey} limit ${MAX_GROUPS + 1}`;
+}
+
+/** The rows of record_sums or the records that make up a summary's selection, with keys k0, k1. */
+function selectionRows(db: Kysely<Database>, dialect: Dialect, kind: RecordKind, request: SummaryRequest, shops: readonly string[]) {
   const plan = sumsPlan(kind, request);
-  const rows = plan
-    ? sumsRows(dialect, kind, request, plan, shops)
-    : recordRows(dialect, kind, request, shops)(db.selectFrom(RECORD_TABLES[kind]) as unknown as Query);
-  return grouped(rows, request.group_by.length, limit, plan?.pieces.some((piece) => piece.subtract) ?? false).compile(db);
+  const rows = plan ? sumsRows(dialect, kind, request, plan, shops) : recordRows(dialect, kind, request, shops)(db.selectFrom(RECORD_TABLES[kind]) as unknown as Query);
+  return { rows, counted: plan?.pieces.some((piece) => piece.subtract) ?? false };
+}
+
+/** The one statement of a summary, for the shops the request may see: its groups' JSON (`groupedJson`), for `writeSummary`. */
+export function summaryQuery(db: Kysely<Database>, dialect: Dialect, kind: RecordKind, request: SummaryRequest, shops: readonly string[]): CompiledQuery {
+  const { rows, counted } = selectionRows(db, dialect, kind, request, shops);
+  return groupedJson(dialect, kind, request.group_by, rows, counted).compile(db);
+}
+
+/** Every group of a summary as rows (keys k0, k1, ccy, n, reversals, amount, reversal_amount), in key order; for internal callers. */
+export function summaryRowsQuery(db: Kysely<Database>, dialect: Dialect, kind: RecordKind, request: SummaryRequest, shops: readonly string[]): CompiledQuery {
+  const { rows, counted } = selectionRows(db, dialect, kind, request, shops);
+  const grouped = groupedRows(rows, request.group_by.length);
+  return (counted ? sql<Row>`select * from (${grouped}) as g where n > 0` : grouped).compile(db);
 }
 
 export async function summarize(kind: RecordKind, request: SummaryRequest, access: readonly string[]): Promise<SummaryResult> {
@@ -239,36 +292,15 @@ export async function summarize(kind: RecordKind, request: SummaryRequest, acces
   return writeSummary(kind, request.group_by, result as Row[]);
 }
 
-const integerText = (value: unknown) => (typeof value === "number" && Number.isSafeInteger(value) ? String(value) : BigInt(value as string).toString());
-
-/** The response body, written by hand: JSON.stringify cannot write 1234.50 as a number with two decimals. */
+/** The response body around the groups the database wrote (`groupedJson`). */
 export function writeSummary(kind: RecordKind, groupBy: readonly DimensionName[], rows: readonly Row[]): SummaryResult {
-  if (rows.some((row) => Number(row.grp) > MAX_GROUPS)) return { ok: false, reason: "too many groups" };
-  const dims = groupBy.map((name, i) => ({ prefix: `${i ? "," : ""}${JSON.stringify(name)}:`, integer: dimensionOf(kind, name).key === "integer", column: `k${i}` }));
-  const amountOf =
-    kind === "chargeback"
-      ? (row: Row) => `{"currency":${JSON.stringify(row.ccy)},"chb_amount":${formatMinor(row.amount as string)},"reversal_amount":${formatMinor(row.reversal_amount as string)}}`
-      : (row: Row) => `{"currency":${JSON.stringify(row.ccy)},"amount":${formatMinor(row.amount as string)}}`;
-  const counts = (count: number, reversals: number) => (kind === "chargeback" ? `"count":${count},"reversals":${reversals}` : `"count":${count}`);
-  const groups: string[] = [];
+  if (rows.length > MAX_GROUPS) return { ok: false, reason: "too many groups" };
   let total = 0;
-  for (let i = 0; i < rows.length; ) {
-    // One group: the rows (one per currency, in currency order) with the same key values.
-    const first = rows[i];
-    let count = 0;
-    let reversals = 0;
-    const amounts: string[] = [];
-    do {
-      count += Number(rows[i].n);
-      reversals += Number(rows[i].reversals);
-      amounts.push(amountOf(rows[i]));
-      i++;
-    } while (i < rows.length && dims.every((d) => rows[i][d.column] === first[d.column]));
-    const key = dims.map((d) => d.prefix + (d.integer ? integerText(first[d.column]) : JSON.stringify(String(first[d.column])))).join("");
-    groups.push(`{"key":{${key}},${counts(count, reversals)},"amounts":[${amounts.join(",")}]}`);
-    total += count;
-  }
+  const groups = rows.map((row) => {
+    total += Number(row.n);
+    return row.g as string;
+  });
   // Without group_by there is one group even when nothing matches; with it, only groups with records.
-  if (groupBy.length === 0 && groups.length === 0) groups.push(`{"key":{},${counts(0, 0)},"amounts":[]}`);
+  if (groupBy.length === 0 && groups.length === 0) groups.push(kind === "chargeback" ? `{"key":{},"count":0,"reversals":0,"amounts":[]}` : `{"key":{},"count":0,"amounts":[]}`);
   return { ok: true, json: `{"groups":[${groups.join(",")}],"totalElements":${total}}` };
 }
