@@ -226,7 +226,7 @@ const quoted = (dialect: Dialect, value: RawBuilder<unknown>) =>
 
 /**
  * An exact sum of minor units as the JSON number of its amount, with two decimals (1234.50): sign,
- * whole units and cents by integer arithmetic, never a float (docs/api.md, "Amounts"). On
+ * whole units and cents by integer arithmetic, never a float (docs/api.md, "Response body"). On
  * PostgreSQL the sum (numeric) is a bigint first, as it is on SQLite: integer division and
  * remainder cost a third less than numeric's.
  */
