@@ -12,8 +12,11 @@ const suffix = process.env.E2E_BACKEND === "postgres" ? "-postgres" : "";
 
 export default defineConfig({
   testDir: "tests/e2e",
+  // Two files at a time, each file's tests in order, against the one server of global-setup.ts:
+  // a test changes only what is its own (its session, its user's settings), never what another
+  // file reads. E2E_WORKERS=1 runs them one by one.
   fullyParallel: false,
-  workers: 1,
+  workers: Number(process.env.E2E_WORKERS || 2),
   retries: 0,
   timeout: 60_000,
   expect: { timeout: 10_000 },

@@ -20,7 +20,7 @@
  *
  * SQLite always; PostgreSQL too when BENCH_DATABASE_URL names an empty database, or
  * TEST_DATABASE_URL a server where scratch databases may be created (they are dropped after).
- * --smoke: a few thousand records and about a second per class, to check that it all works: exits 1
+ * --smoke: a few thousand records and 0.3 s per class, to check that it all works: exits 1
  *   when a request failed or a total was wrong (scripts/bench/smoke-verdict.ts); `npm test` runs it.
  * --replica (PostgreSQL only, no database URL needed): instead of the backends' runs, a private
  * primary with a hot standby, the primary's read work with and without the standby and the

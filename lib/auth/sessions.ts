@@ -46,7 +46,8 @@ export const sessionTtl = (): number => (ttlMs ??= sessionTtlMs());
 // Tokens are 43 base64url characters; anything much longer is not ours and not worth hashing.
 const MAX_TOKEN_LENGTH = 200;
 
-const hashToken = (token: string) => crypto.createHash("sha256").update(token, "utf8").digest("hex");
+/** How a session token is kept: its SHA-256, never the token (sessions.token_hash). */
+export const hashToken = (token: string) => crypto.createHash("sha256").update(token, "utf8").digest("hex");
 
 export async function createSession(db: Kysely<Database>, userId: number, now = Date.now()): Promise<{ token: string; expiresAt: number }> {
   // Housekeeping on the way: sign-ins are rare enough that this costs nothing noticeable.

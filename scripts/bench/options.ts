@@ -88,7 +88,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   if (replica && given.has("single")) throw new UsageError("--single has no use with --replica (it imports no single file)");
   const single = replica ? 0 : whole("single", chargebacks, 0, 100_000_000);
 
-  let seconds = smoke ? 1 : 10;
+  let seconds = smoke ? 0.3 : 10;
   const rawSeconds = given.get("seconds");
   if (rawSeconds !== undefined) {
     seconds = Number(rawSeconds);
@@ -127,7 +127,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     seed,
     backends,
     seconds,
-    warmup: smoke ? 0.3 : 1,
+    warmup: smoke ? 0.1 : 1,
     concurrency,
     smoke,
     out,

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Backend, backends, dropCreatedDatabases, tempDir } from "../helpers/db";
 import { startServer } from "../helpers/server";
 import { CREDENTIALS, type Kind } from "./fixture";
-import { type ApiEnv, newNonce, setupApiEnv, sign, signedHeaders } from "./harness";
+import { type ApiEnv, newNonce, setupApiEnv, sharedApiEnv, sign, signedHeaders } from "./harness";
 
 /** One test per rule of docs/api.md, "Request body", "Response body", "Authentication" and "Errors", against `next start` on each backend. */
 
@@ -38,7 +38,7 @@ async function expectFieldError(res: Response, field: string) {
 describe.each(backends)("API contract on $name", (backend) => {
   let env: ApiEnv;
   beforeAll(async () => {
-    env = await setupApiEnv(backend);
+    env = await sharedApiEnv(backend);
   });
   afterAll(async () => {
     await env?.server.stop();

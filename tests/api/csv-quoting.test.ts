@@ -3,10 +3,8 @@ import path from "node:path";
 import { parse } from "csv-parse/sync";
 import { stringify } from "csv-stringify/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verifyUserLogin } from "@/lib/auth/accounts";
-import { createSession, SESSION_COOKIE } from "@/lib/auth/sessions";
-import { openDatabase } from "@/lib/data/connection/db";
 import { FIELDS_BY_KIND, importColumns, type RecordKind } from "@/lib/domain/fields";
+import { addUser, signIn } from "../helpers/accounts";
 import { runCli } from "../helpers/cli";
 import { backends, dropCreatedDatabases, tempDir } from "../helpers/db";
 import { MINIMAL_ROW } from "../helpers/import-rows";
@@ -61,16 +59,9 @@ describe.each(backends)("CSV exports quote line breaks, quotes and commas on $na
     });
     const imported = await runCli("import.ts", files, env);
     expect(imported.stdout).toBe(files.map((f) => `${f}: imported ${ROWS_PER_KIND} records\n`).join(""));
-    const admin = await runCli("admin.ts", ["user", "add", EMAIL, "--password", PASSWORD, "--access", SHOP], env);
-    expect(admin.code, admin.stderr).toBe(0);
-    const db = await openDatabase(env.DATABASE_URL);
-    try {
-      const user = await verifyUserLogin(db.db, EMAIL, PASSWORD);
-      cookie = `${SESSION_COOKIE}=${(await createSession(db.db, user!.userId)).token}`;
-    } finally {
-      await db.close();
-    }
     server = await startServer(env);
+    await addUser(env, EMAIL, PASSWORD, [SHOP]);
+    cookie = await signIn(server.url, EMAIL, PASSWORD);
   });
 
   afterAll(async () => {

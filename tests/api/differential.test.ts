@@ -15,7 +15,7 @@ import {
   SHOPS,
   TRANSACTION_IDS,
 } from "./fixture";
-import { type ApiEnv, setupApiEnv } from "./harness";
+import { type ApiEnv, sharedApiEnv } from "./harness";
 
 /**
  * Hundreds of generated requests, each answered by the running server and by the model of
@@ -54,7 +54,7 @@ function randomRequest(r: ReturnType<typeof prng>, kind: Kind, access: readonly 
 describe.each(backends)("differential test against the model of the selection and order rules on $name", (backend) => {
   let env: ApiEnv;
   beforeAll(async () => {
-    env = await setupApiEnv(backend);
+    env = await sharedApiEnv(backend);
   });
   afterAll(async () => {
     await env?.server.stop();

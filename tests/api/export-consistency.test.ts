@@ -4,10 +4,8 @@ import { parse } from "csv-parse/sync";
 import { stringify } from "csv-stringify/sync";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verifyUserLogin } from "@/lib/auth/accounts";
-import { createSession, SESSION_COOKIE } from "@/lib/auth/sessions";
-import { openDatabase } from "@/lib/data/connection/db";
 import { importColumns } from "@/lib/domain/fields";
+import { addShop, addUser, signIn } from "../helpers/accounts";
 import { runCli } from "../helpers/cli";
 import { backends, dropCreatedDatabases, tempDir } from "../helpers/db";
 import { MINIMAL_ROW } from "../helpers/import-rows";
@@ -79,21 +77,10 @@ describe.each(backends)("worklist export during an import on $name", (backend) =
     writeFile(first, Array.from({ length: DISPUTES }, (_, i) => chargeback(reference(i), day(Math.floor((i * 28) / DISPUTES)))));
     const imported = await runCli("import.ts", [first], env);
     expect(imported.stdout).toBe(`${first}: imported ${DISPUTES} records\n`);
-    for (const args of [
-      ["shop", "add", SHOP, "--password", PASSWORD],
-      ["user", "add", EMAIL, "--password", PASSWORD, "--access", SHOP],
-    ]) {
-      const admin = await runCli("admin.ts", args, env);
-      expect(admin.code, admin.stderr).toBe(0);
-    }
-    const db = await openDatabase(env.DATABASE_URL);
-    try {
-      const user = await verifyUserLogin(db.db, EMAIL, PASSWORD);
-      cookie = `${SESSION_COOKIE}=${(await createSession(db.db, user!.userId)).token}`;
-    } finally {
-      await db.close();
-    }
+    await addShop(env, SHOP, PASSWORD);
     server = await startServer(env);
+    await addUser(env, EMAIL, PASSWORD, [SHOP]);
+    cookie = await signIn(server.url, EMAIL, PASSWORD);
   });
 
   afterAll(async () => {

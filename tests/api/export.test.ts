@@ -3,10 +3,8 @@ import path from "node:path";
 import { parse } from "csv-parse/sync";
 import { stringify } from "csv-stringify/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verifyUserLogin } from "@/lib/auth/accounts";
-import { createSession, SESSION_COOKIE } from "@/lib/auth/sessions";
-import { openDatabase } from "@/lib/data/connection/db";
 import { FIELDS_BY_KIND, importColumns, isTextKind, type RecordKind } from "@/lib/domain/fields";
+import { addUser, signIn } from "../helpers/accounts";
 import { runCli } from "../helpers/cli";
 import { backends, dropCreatedDatabases, tempDir } from "../helpers/db";
 import { MINIMAL_ROW } from "../helpers/import-rows";
@@ -68,18 +66,9 @@ describe.each(backends)("CSV export formula guard on $name", (backend) => {
     });
     const imported = await runCli("import.ts", files, env);
     expect(imported.stdout).toBe(files.map((f) => `${f}: imported 2 records\n`).join(""));
-    const admin = await runCli("admin.ts", ["user", "add", EMAIL, "--password", PASSWORD, "--access", `${FORMULA_SHOP},${PLAIN_SHOP}`], env);
-    expect(admin.code, admin.stderr).toBe(0);
-    // A session as signing in makes one: the user the admin command created, checked by password.
-    const db = await openDatabase(env.DATABASE_URL);
-    try {
-      const user = await verifyUserLogin(db.db, EMAIL, PASSWORD);
-      expect(user).not.toBeNull();
-      cookie = `${SESSION_COOKIE}=${(await createSession(db.db, user!.userId)).token}`;
-    } finally {
-      await db.close();
-    }
     server = await startServer(env);
+    await addUser(env, EMAIL, PASSWORD, [FORMULA_SHOP, PLAIN_SHOP]);
+    cookie = await signIn(server.url, EMAIL, PASSWORD);
   });
 
   afterAll(async () => {

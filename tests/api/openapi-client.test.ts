@@ -6,7 +6,7 @@ import type { components, paths } from "@/lib/openapi/client-types";
 import { CLIENT_TYPES_FILE, clientTypes } from "../../scripts/openapi-types";
 import { backends, dropCreatedDatabases } from "../helpers/db";
 import { CREDENTIALS, modelSearch, publicRecord } from "./fixture";
-import { type ApiEnv, setupApiEnv, signedHeaders } from "./harness";
+import { type ApiEnv, sharedApiEnv, signedHeaders } from "./harness";
 
 /**
  * A client generated from the document the server serves (openapi-typescript's types, kept in
@@ -20,7 +20,7 @@ describe.each(backends)("a client generated from /api/openapi.json on $name", (b
   let env: ApiEnv;
   let document: { servers: { url: string }[] };
   beforeAll(async () => {
-    env = await setupApiEnv(backend);
+    env = await sharedApiEnv(backend);
     const res = await fetch(`${env.server.url}/api/openapi.json`);
     expect(res.status).toBe(200);
     document = await res.json();

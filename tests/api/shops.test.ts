@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addUser, signIn } from "../helpers/accounts";
 import { backends, dropCreatedDatabases } from "../helpers/db";
 import { compareBytes, CREDENTIALS, type Kind, type ModelRecord } from "./fixture";
-import { type ApiEnv, setupApiEnv, signedHeaders } from "./harness";
+import { type ApiEnv, sharedApiEnv, signedHeaders } from "./harness";
 
 /**
  * POST /api/shops (an extension, docs/api.md, "Shop directory") against `next start` on each
@@ -69,7 +69,7 @@ describe.each(backends)("shop directory (extension) on $name", (backend) => {
   const signed = (credential: keyof typeof CREDENTIALS) => signedHeaders(CREDENTIALS[credential].shop, CREDENTIALS[credential].password);
 
   beforeAll(async () => {
-    env = await setupApiEnv(backend);
+    env = await sharedApiEnv(backend);
     await addUser(env.env, USER.email, USER.password, USER.access);
     cookie = await signIn(env.server.url, USER.email, USER.password);
   });

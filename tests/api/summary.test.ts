@@ -21,7 +21,7 @@ import {
   TRANSACTION_IDS,
   writeFixture,
 } from "./fixture";
-import { type ApiEnv, type PostOptions, setupApiEnv, signedHeaders, sign, newNonce } from "./harness";
+import { type ApiEnv, type PostOptions, sharedApiEnv, signedHeaders, sign, newNonce } from "./harness";
 import { keyValue, modelSummary, type SummaryRequest } from "./summary-model";
 
 /**
@@ -96,7 +96,7 @@ describe.each(backends)("summaries on $name", (backend) => {
   }
 
   beforeAll(async () => {
-    env = await setupApiEnv(backend);
+    env = await sharedApiEnv(backend);
   });
   afterAll(async () => {
     await env?.server.stop();

@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { hashToken, SESSION_COOKIE } from "@/lib/auth/sessions";
 import { gridReady, ON_POSTGRES, signIn, testDb, USERS } from "./helpers";
 
 test.describe("sign-in", ON_POSTGRES, () => {
@@ -59,7 +60,9 @@ test.describe("sign-in", ON_POSTGRES, () => {
 
   test("an expired session lands on /login and comes back after signing in", async ({ page }) => {
     await signIn(page, USERS.merchant, "/pre-arbitration?size=25");
-    expect(await testDb().run("update sessions set expires_at = ?", [Date.now() - 1000])).toBeGreaterThan(0);
+    // This page's session only: other tests run beside this one, signed in as the same user.
+    const token = (await page.context().cookies()).find((c) => c.name === SESSION_COOKIE)!.value;
+    expect(await testDb().run("update sessions set expires_at = ? where token_hash = ?", [Date.now() - 1000, hashToken(token)])).toBe(1);
     // A grid request still in flight may meet the expiry first and send the page to /login
     // itself, aborting this reload: either way the next assertion is what must hold.
     await page.reload().catch((error: Error) => {

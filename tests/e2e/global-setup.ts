@@ -16,6 +16,8 @@ import { HEAD_OFFICE, SHOPS, writeFixtureFiles, writeHeadOfficeFile } from "./fi
 
 export const USERS = {
   merchant: { email: "merchant@e2e.test", password: "e2e-password-1", access: [SHOPS.a, SHOPS.b] },
+  /** the merchant's shops, for the saved views' tests alone: a default view of theirs must not open in another file's test running beside them */
+  views: { email: "views@e2e.test", password: "e2e-password-4", access: [SHOPS.a, SHOPS.b] },
   single: { email: "single@e2e.test", password: "e2e-password-2", access: [SHOPS.a] },
   /** 200 shops of 40 merchants under 8 parents (fixture.ts, HEAD_OFFICE) */
   headOffice: { email: "head-office@e2e.test", password: "e2e-password-3", access: [...HEAD_OFFICE.shops] },

@@ -45,7 +45,7 @@ async function expectTheView(page: Page) {
   await expect(page.getByRole("group", { name: "File date presets" }).getByRole("button", { name: "Last month" })).toHaveAttribute("aria-pressed", "true");
 }
 
-async function newSignedInPage(browser: Browser, user = USERS.merchant, next = "/overview") {
+async function newSignedInPage(browser: Browser, user = USERS.views, next = "/overview") {
   const context = await browser.newContext();
   const page = await context.newPage();
   await signIn(page, user, next);
@@ -56,7 +56,7 @@ test.describe.configure({ mode: "serial" });
 
 test.describe("saved views", () => {
   test("save, find again after a reload, sign out and in, in another browser; another user sees nothing", async ({ page, browser }) => {
-    await signIn(page, USERS.merchant, "/chargebacks");
+    await signIn(page, USERS.views, "/chargebacks");
     await setUpView(page);
     const dialog = await saveView(page, "January by order");
     await expect(dialog).toBeHidden();
@@ -75,7 +75,7 @@ test.describe("saved views", () => {
     // Signed out and in again: the view is still the user's.
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.waitForURL(/\/login/);
-    await signIn(page, USERS.merchant, "/worklist");
+    await signIn(page, USERS.views, "/worklist");
     await openMenu(page);
     await expect(page.getByRole("link", { name: "January by order" })).toBeVisible();
 
@@ -95,7 +95,7 @@ test.describe("saved views", () => {
   });
 
   test("names are unique per user, whatever the case; rename and delete from the menu", async ({ page }) => {
-    await signIn(page, USERS.merchant, "/worklist");
+    await signIn(page, USERS.views, "/worklist");
     const dialog = await saveView(page, "JANUARY BY ORDER");
     await expect(dialog.getByText("You already have a view named “JANUARY BY ORDER”: choose another name.")).toBeVisible();
     await dialog.getByLabel("Name", { exact: true }).fill("x".repeat(201));
@@ -124,7 +124,7 @@ test.describe("saved views", () => {
   });
 
   test("a page's default view opens when its address has no state; clearing the filters leaves them cleared", async ({ page }) => {
-    await signIn(page, USERS.merchant, "/worklist");
+    await signIn(page, USERS.views, "/worklist");
     await openMenu(page);
     await page.getByRole("button", { name: "Open Chargebacks on January by order by default" }).click();
     await expect(page.getByRole("button", { name: "Stop opening Chargebacks on January by order" })).toBeVisible();
@@ -151,7 +151,7 @@ test.describe("saved views", () => {
   });
 
   test("a view stored by an older version opens without the filter it no longer knows, and says so", async ({ page }) => {
-    await signIn(page, USERS.merchant, "/worklist");
+    await signIn(page, USERS.views, "/worklist");
     // As an older version might have stored it: a filter that no longer exists, and a bad value.
     const created = await page.request.post("/api/views", {
       data: { name: "From last year's version", page: "/chargebacks", query: "?range=last-month&acquirer_region=EU&size=7&sort=ID", columns: null },
@@ -169,7 +169,7 @@ test.describe("saved views", () => {
   });
 
   test("the dialog and the menu pass axe at desktop and phone widths", async ({ page }) => {
-    await signIn(page, USERS.merchant, "/overview");
+    await signIn(page, USERS.views, "/overview");
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 900 });
       await page.clock.setFixedTime(BROWSER_TODAY);

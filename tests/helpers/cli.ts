@@ -1,7 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { COMPILED_COMMANDS, compiledCommandPath } from "./compiled-commands";
+import { COMPILED_COMMANDS, compiledCommandPath, NODE_ARGS } from "./compiled-commands";
 
 export const ROOT = path.resolve(import.meta.dirname, "../..");
 const TSX = path.join(ROOT, "node_modules/.bin/tsx");
@@ -28,8 +28,6 @@ export interface RunningCli {
   killGroup(signal?: NodeJS.Signals): void;
 }
 
-/** The node options of a command as package.json runs it: the admin command reads the server's data modules ("server-only"). */
-const NODE_ARGS: Record<string, string[]> = { "admin.ts": ["--conditions=react-server"] };
 
 /**
  * How a command starts: compiled by the run's global setup (compiled-commands.ts) with node, or

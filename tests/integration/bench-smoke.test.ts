@@ -5,7 +5,7 @@ import { runCli } from "../helpers/cli";
 import { PG_URL, tempDir } from "../helpers/db";
 
 /**
- * The benchmark never rots: `npm run bench -- --smoke` (a few thousand records, about a second
+ * The benchmark never rots: `npm run bench -- --smoke` (a few thousand records, 0.3 s
  * per class) runs against the production build on every backend of the run, in one command that
  * generates the files once. The command itself judges its result (scripts/bench/smoke-verdict.ts:
  * no failed request, exact totals that agree with the direct SQL count, reads during an import

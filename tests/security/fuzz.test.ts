@@ -3,7 +3,7 @@ import { parse as parseCsv } from "csv-parse/sync";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACQ_REFS, CREDENTIALS, FILE_DATES, type Kind, MERCHANTS, type ModelRequest, modelSearch, ORDERS, PARENTS, publicRecord, SHOPS, TRANSACTION_IDS } from "../api/fixture";
-import { type ApiEnv, newNonce, setupApiEnv, sign, signedHeaders } from "../api/harness";
+import { type ApiEnv, newNonce, sharedApiEnv, sign, signedHeaders } from "../api/harness";
 import { addUser, signIn } from "../helpers/accounts";
 import { backends, dropCreatedDatabases } from "../helpers/db";
 
@@ -333,9 +333,11 @@ describe.each(backends)("fuzzing every route on $name", { timeout: 240_000 }, (b
   const recordKeys: Record<Kind, string> = { chargeback: "", pre_arbitration: "" };
 
   beforeAll(async () => {
-    // No throttle of failed authentications either: most generated requests fail to authenticate,
-    // and behind a 429 they would never reach validation, scope or the queries.
-    env = await setupApiEnv(backend, { RATE_LIMIT_PER_MINUTE: "0", AUTH_FAILURES_PER_MINUTE: "0" });
+    // The shared environment throttles neither requests nor failed authentications (harness.ts,
+    // SHARED_ENV_SETTINGS): most generated requests fail to authenticate, and behind a 429 they
+    // would never reach validation, scope or the queries.
+    env = await sharedApiEnv(backend);
+    expect(env.env).toMatchObject({ RATE_LIMIT_PER_MINUTE: "0", AUTH_FAILURES_PER_MINUTE: "0" });
     base = env.server.url;
     await addUser(env.env, USER.email, USER.password, USER.access);
     cookie = await signIn(base, USER.email, USER.password);

@@ -1,7 +1,7 @@
 import { parse as parseCsv } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACQ_REFS, CREDENTIALS, type Kind, MERCHANTS, type ModelRecord, type ModelRequest, modelSearch, ORDERS, PARENTS, publicRecord, SHOPS, TRANSACTION_IDS } from "../api/fixture";
-import { type ApiEnv, setupApiEnv, signedHeaders } from "../api/harness";
+import { type ApiEnv, sharedApiEnv, signedHeaders } from "../api/harness";
 import { addShop, addUser, signIn } from "../helpers/accounts";
 import { backends, dropCreatedDatabases } from "../helpers/db";
 import { DEFAULT_SORT } from "@/lib/url-state/dispute-view";
@@ -60,7 +60,7 @@ describe.each(backends)("scope isolation on $name", (backend) => {
   const byCanon: Record<Kind, Map<string, ModelRecord>> = { chargeback: new Map(), pre_arbitration: new Map() };
 
   beforeAll(async () => {
-    env = await setupApiEnv(backend);
+    env = await sharedApiEnv(backend);
     for (const kind of KINDS) {
       for (const rec of env.fixture.records[kind]) byCanon[kind].set(canon(publicRecord(rec, kind)), rec);
       expect(byCanon[kind].size).toBe(env.fixture.records[kind].length);
