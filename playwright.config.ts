@@ -13,7 +13,7 @@ const suffix = process.env.E2E_BACKEND === "postgres" ? "-postgres" : "";
 export default defineConfig({
   testDir: "tests/e2e",
   // One file at a time by default: on two cores the browser and the server already use both
-  // (two workers took 351 s against 369 s for one, within the noise). The specs are written to run
+  // (two workers took 351 s, one 346 s). The specs are written to run
   // side by side all the same (a test changes only what is its own: its session, its user's
   // settings; the saved views' tests have a user of their own): E2E_WORKERS=2 on a larger machine.
   fullyParallel: false,
