@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Dialect } from "@/lib/data/connection/dialect";
 import type { Database } from "@/lib/data/connection/schema";
+import { releaseLeased } from "@/lib/data/connection/sql";
 import type { MailKind, MailState } from "@/lib/schemas/mail-settings";
 import type { MessageFacts } from "./facts";
 
@@ -95,16 +96,8 @@ export async function claimMessages(db: Kysely<Database>, dialect: Dialect, opts
  * Gives claimed messages back untouched (lib/background/leased-dispatcher.ts): the lease cleared
  * and the attempt the claim counted taken back. Only while the claim is still this one's.
  */
-export async function releaseMessages(db: Kysely<Database>, messages: readonly ClaimedMessage[]): Promise<void> {
-  for (const m of messages) {
-    await db
-      .updateTable("mail_messages")
-      .set((eb) => ({ attempts: eb("attempts", "-", 1), claimed_until: null, claim_token: null }))
-      .where("id", "=", m.id)
-      .where("claim_token", "=", m.token)
-      .where("state", "in", ["pending", "retry"])
-      .execute();
-  }
+export function releaseMessages(db: Kysely<Database>, messages: readonly ClaimedMessage[]): Promise<void> {
+  return releaseLeased(db, "mail_messages", ["pending", "retry"], messages);
 }
 
 export type SendOutcome = { delivered: true } | { delivered: false; permanent: boolean; error: string };

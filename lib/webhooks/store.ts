@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Dialect } from "@/lib/data/connection/dialect";
 import type { Database } from "@/lib/data/connection/schema";
-import { notInList } from "@/lib/data/connection/sql";
+import { notInList, releaseLeased } from "@/lib/data/connection/sql";
 
 /**
  * The dispatcher's statements (lib/webhooks/dispatcher.ts): claiming due deliveries with a lease,
@@ -74,16 +74,8 @@ export async function claimDue(db: Kysely<Database>, dialect: Dialect, opts: { n
  * cleared and the attempt the claim counted taken back, so that a claim whose freshness wait
  * failed spends nothing of the retry schedule. Only while the claim is still this one's.
  */
-export async function releaseClaims(db: Kysely<Database>, deliveries: readonly ClaimedDelivery[]): Promise<void> {
-  for (const d of deliveries) {
-    await db
-      .updateTable("webhook_deliveries")
-      .set((eb) => ({ attempts: eb("attempts", "-", 1), claimed_until: null, claim_token: null }))
-      .where("id", "=", d.id)
-      .where("claim_token", "=", d.token)
-      .where("state", "=", "pending")
-      .execute();
-  }
+export function releaseClaims(db: Kysely<Database>, deliveries: readonly ClaimedDelivery[]): Promise<void> {
+  return releaseLeased(db, "webhook_deliveries", ["pending"], deliveries);
 }
 
 export interface AttemptOutcome {

@@ -1,6 +1,7 @@
-import { type CompiledQuery, type RawBuilder, type SqlBool, sql } from "kysely";
+import { type CompiledQuery, type Kysely, type RawBuilder, type SqlBool, sql } from "kysely";
 import type { Dialect } from "./dialect";
 import type { ReadStatement } from "./read";
+import type { Database } from "./schema";
 
 /**
  * SQL shared by the data module's queries. A list is always ONE bound value: an array on
@@ -33,3 +34,22 @@ export function listRows(dialect: Dialect, values: readonly string[]): RawBuilde
 
 /** A compiled query as the reader threads take it. */
 export const statement = (query: CompiledQuery, opts: { json?: true; memo?: true } = {}): ReadStatement => ({ sql: query.sql, parameters: query.parameters, ...opts });
+
+/**
+ * Gives leased rows back untouched (the webhook deliveries' and the mail messages' claims,
+ * lib/background/leased-dispatcher.ts): the lease cleared and the attempt the claim counted taken
+ * back, only while the claim is still this one's (its token) and the row in one of `states`. One
+ * statement per claim token (a claim round has one).
+ */
+export async function releaseLeased(
+  db: Kysely<Database>,
+  table: "webhook_deliveries" | "mail_messages",
+  states: readonly string[],
+  claimed: readonly { id: number; token: string }[],
+): Promise<void> {
+  for (const token of new Set(claimed.map((c) => c.token))) {
+    const ids = claimed.filter((c) => c.token === token).map((c) => c.id);
+    await sql`update ${sql.table(table)} set attempts = attempts - 1, claimed_until = null, claim_token = null
+      where claim_token = ${token} and state in (${sql.join(states)}) and id in (${sql.join(ids)})`.execute(db);
+  }
+}
