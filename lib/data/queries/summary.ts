@@ -209,17 +209,6 @@ function perCurrency(rows: RawBuilder<unknown> | Query, keys: readonly RawBuilde
   return sql`select ${sql.join([...keys, sql`ccy`])}, ${sums} from (${rows}) as s group by ${sql.join([...keys, sql`ccy`])} ${having}`;
 }
 
-/**
- * Every group in order, one row per group and currency, the sums as exact integer text: the rows
- * internal callers read (the overview's excessive chargebacks).
- */
-function groupedRows(rows: RawBuilder<unknown> | Query, keyCount: number): RawBuilder<Row> {
-  const keys = Array.from({ length: keyCount }, (_, i) => sql.id(`k${i}`));
-  const sums = sql`sum(n) as n, sum(reversals) as reversals, cast(sum(amount) as text) as amount, cast(sum(reversal_amount) as text) as reversal_amount`;
-  const byKey = sql.join([...keys, sql`ccy`]);
-  return sql<Row>`select ${byKey}, ${sums} from (${rows}) as s group by ${byKey} order by ${byKey}`;
-}
-
 /** A value as its JSON string (a null as "null", as String(null) writes it). */
 const quoted = (dialect: Dialect, value: RawBuilder<unknown>) =>
   dialect === "postgres" ? sql`to_json(coalesce(cast(${value} as text), 'null'))::text` : sql`json_quote(coalesce(cast(${value} as text), 'null'))`;
@@ -283,8 +272,11 @@ export function summaryQuery(db: Kysely<Database>, dialect: Dialect, kind: Recor
 /** Every group of a summary as rows (keys k0, k1, ccy, n, reversals, amount, reversal_amount), in key order; for internal callers. */
 export function summaryRowsQuery(db: Kysely<Database>, dialect: Dialect, kind: RecordKind, request: SummaryRequest, shops: readonly string[]): CompiledQuery {
   const { rows, counted } = selectionRows(db, dialect, kind, request, shops);
-  const grouped = groupedRows(rows, request.group_by.length);
-  return (counted ? sql<Row>`select * from (${grouped}) as g where n > 0` : grouped).compile(db);
+  const keys = request.group_by.map((_, i) => sql.id(`k${i}`));
+  const byKey = sql.join([...keys, sql`ccy`]);
+  // The sums as exact integer text.
+  const sums = sql`n, reversals, cast(amount as text) as amount, cast(reversal_amount as text) as reversal_amount`;
+  return sql<Row>`select ${byKey}, ${sums} from (${perCurrency(rows, keys, counted)}) as c order by ${byKey}`.compile(db);
 }
 
 export async function summarize(kind: RecordKind, request: SummaryRequest, access: readonly string[]): Promise<SummaryResult> {
