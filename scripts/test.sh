@@ -35,7 +35,8 @@ stage() {
 }
 
 # The build first: the type check reads the route types it writes (.next/types, next-env.d.ts).
-stage "build" npx next build
+# The build leaves the type check to lint's tsc, which checks the same files (next.config.mjs).
+stage "build" env BUILD_SKIP_TYPE_CHECK=1 npx next build
 stage "lint (eslint, tsc, dependency-cruiser)" npm run -s lint
 stage "vitest" npx vitest run
 
@@ -44,10 +45,14 @@ stage "vitest" npx vitest run
 # playwright.config.ts), and the suite fails when either fails. On PostgreSQL only the specs tagged
 # @postgres (tests/e2e/helpers.ts, ON_POSTGRES): those whose page reaches the database by a path
 # of its own; every other page shows what the API routes answer, which tests/api runs on both.
+# Without traces unless E2E_TRACE asks for them (for example E2E_TRACE=retain-on-failure): recording
+# one for every test costs a quarter of the browser tests' time, to keep only the failures' ones.
+# A plain `npx playwright test` keeps the failures' traces (playwright.config.ts).
 status=0
-stage "playwright on sqlite" env E2E_BACKEND=sqlite npx playwright test || status=$?
+trace=(--trace "${E2E_TRACE:-off}")
+stage "playwright on sqlite" env E2E_BACKEND=sqlite npx playwright test "${trace[@]}" || status=$?
 if [ -n "${TEST_DATABASE_URL:-}" ]; then
-  stage "playwright on postgres (@postgres)" env E2E_BACKEND=postgres npx playwright test --grep @postgres || status=$?
+  stage "playwright on postgres (@postgres)" env E2E_BACKEND=postgres npx playwright test --grep @postgres "${trace[@]}" || status=$?
 fi
 
 # A run leaves the tree as it found it: nothing new or changed outside what .gitignore names.

@@ -44,7 +44,7 @@ test.describe("accessibility (axe)", () => {
   }
 
   test("the empty and error states", async ({ page }) => {
-    await signIn(page);
+    await signIn(page, undefined, null);
     await page.goto("/chargebacks?merchant=NOBODY");
     await expect(page.getByTestId("empty-state")).toBeVisible();
     expect(await seriousViolations(page)).toEqual([]);

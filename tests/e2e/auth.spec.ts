@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { hashToken, SESSION_COOKIE } from "@/lib/auth/sessions";
-import { gridReady, ON_POSTGRES, signIn, testDb, USERS } from "./helpers";
+import { gridReady, ON_POSTGRES, signInWithForm, testDb, USERS } from "./helpers";
 
 test.describe("sign-in", ON_POSTGRES, () => {
   test("a signed-out visit goes to /login and returns to the same view after sign-in", async ({ page }) => {
@@ -36,7 +36,7 @@ test.describe("sign-in", ON_POSTGRES, () => {
   });
 
   test("the header shows the user and their shops; the cookie is HttpOnly and SameSite", async ({ page, context }) => {
-    await signIn(page);
+    await signInWithForm(page);
     await expect(page.getByTestId("signed-in-user")).toContainText(USERS.merchant.email);
     await expect(page.getByTestId("signed-in-user")).toContainText("SHOP_A, SHOP_B");
     const cookie = (await context.cookies()).find((c) => c.name === "dr_session");
@@ -45,7 +45,7 @@ test.describe("sign-in", ON_POSTGRES, () => {
   });
 
   test("sign-out ends the session on the server", async ({ page, context }) => {
-    await signIn(page);
+    await signInWithForm(page);
     const token = (await context.cookies()).find((c) => c.name === "dr_session")!.value;
     await page.getByRole("button", { name: "Sign out" }).click();
     await expect(page).toHaveURL(/\/login/);
@@ -59,7 +59,7 @@ test.describe("sign-in", ON_POSTGRES, () => {
   });
 
   test("an expired session lands on /login and comes back after signing in", async ({ page }) => {
-    await signIn(page, USERS.merchant, "/pre-arbitration?size=25");
+    await signInWithForm(page, USERS.merchant, "/pre-arbitration?size=25");
     // This page's session only: other tests run beside this one, signed in as the same user.
     const token = (await page.context().cookies()).find((c) => c.name === SESSION_COOKIE)!.value;
     expect(await testDb().run("update sessions set expires_at = ? where token_hash = ?", [Date.now() - 1000, hashToken(token)])).toBe(1);

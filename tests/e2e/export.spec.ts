@@ -6,7 +6,7 @@ import { gridReady, ON_POSTGRES, rangeText, signIn, testDb, USERS } from "./help
 
 test.describe("CSV export", ON_POSTGRES, () => {
   test("holds the whole selection (all pages), in order, with exact amounts", async ({ page }) => {
-    await signIn(page);
+    await signIn(page, undefined, null);
     await page.goto("/chargebacks?shops=SHOP_B&from=2026-01-04&to=2026-01-20&sort=PAYMENT_ORDER_NR&dir=desc&size=10");
     await gridReady(page);
     await expect(rangeText(page)).toHaveText(/^Rows 1–10 of /);

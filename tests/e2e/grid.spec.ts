@@ -11,7 +11,8 @@ const fmt = (n: number) => n.toLocaleString("en");
 
 test.describe("chargeback grid", () => {
   test.beforeEach(async ({ page }) => {
-    await signIn(page);
+    // Every test opens its own address.
+    await signIn(page, undefined, null);
   });
 
   test("shows the review columns and the true total of the user's shops", async ({ page }) => {

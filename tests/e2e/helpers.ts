@@ -1,6 +1,8 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, test } from "@playwright/test";
 import { CompiledQuery } from "kysely";
+import { normaliseEmail } from "@/lib/auth/accounts";
+import { createSession, SESSION_COOKIE } from "@/lib/auth/sessions";
 import { openDatabase } from "@/lib/data/connection/db";
 import { USERS } from "./global-setup";
 
@@ -24,9 +26,14 @@ export interface TestDb {
   run(sql: string, params?: Params): Promise<number>;
 }
 
-export function testDb(): TestDb {
+function databaseUrl(): string {
   const url = process.env.E2E_DATABASE_URL;
   if (!url) throw new Error("E2E_DATABASE_URL is not set: run through playwright (global-setup)");
+  return url;
+}
+
+export function testDb(): TestDb {
+  const url = databaseUrl();
   const execute = async (text: string, params: Params = []) => {
     const db = await openDatabase(url);
     try {
@@ -88,7 +95,31 @@ export const ON_POSTGRES = { tag: "@postgres" } as const;
  * answer-by dates (and the screenshots) read as they would on the day the files arrived. */
 export const BROWSER_TODAY = new Date("2026-02-06T09:00:00Z");
 
-export async function signIn(page: Page, user: { email: string; password: string } = USERS.merchant, next = "/chargebacks") {
+/**
+ * Signs `user` in, then opens `next` (nothing when it is null). The sign-in form is what
+ * tests/e2e/auth.spec.ts tests, through `signInWithForm`; every other test starts from a session
+ * made as the sign-in action makes it (`createSession`, lib/auth/sessions.ts), its cookie set as
+ * the action sets it. Each test still has a session of its own, without the form's page load,
+ * password hash and redirect (about a second a test, 80 tests).
+ */
+export async function signIn(page: Page, user: { email: string; password: string } = USERS.merchant, next: string | null = "/chargebacks") {
+  await page.clock.setFixedTime(BROWSER_TODAY);
+  const db = await openDatabase(databaseUrl());
+  let session: { token: string; expiresAt: number };
+  try {
+    const row = await db.db.selectFrom("users").select("id").where("email", "=", normaliseEmail(user.email)).executeTakeFirstOrThrow();
+    session = await createSession(db.db, Number(row.id));
+  } finally {
+    await db.close();
+  }
+  const url = process.env.E2E_BASE_URL;
+  if (!url) throw new Error("E2E_BASE_URL is not set: run through playwright (global-setup)");
+  await page.context().addCookies([{ name: SESSION_COOKIE, value: session.token, url, httpOnly: true, sameSite: "Lax", expires: Math.floor(session.expiresAt / 1000) }]);
+  if (next !== null) await page.goto(next);
+}
+
+/** Signs in through the form of /login, as a person does, and waits to be sent on to `next`. */
+export async function signInWithForm(page: Page, user: { email: string; password: string } = USERS.merchant, next = "/chargebacks") {
   await page.clock.setFixedTime(BROWSER_TODAY);
   await page.goto(`/login?next=${encodeURIComponent(next)}`);
   await page.getByLabel("E-mail address").fill(user.email);
