@@ -38,6 +38,10 @@ stage() {
 # The build leaves the type check to lint's tsc, which checks the same files (next.config.mjs).
 stage "build" env BUILD_SKIP_TYPE_CHECK=1 npx next build
 stage "lint (eslint, tsc, dependency-cruiser)" npm run -s lint
+# The native addons, when .ci/run builds them beside the build and lint stages: the rest loads them.
+if [ -n "${NATIVE_BUILD_STATUS:-}" ]; then
+  stage "waiting for the native addons' build" bash -c 'until [ -s "$NATIVE_BUILD_STATUS" ]; do sleep 1; done; code="$(cat "$NATIVE_BUILD_STATUS")"; [ "$code" = 0 ] || { cat "$NATIVE_BUILD_STATUS.log"; exit "$code"; }'
+fi
 stage "vitest" npx vitest run
 
 # The browser tests on SQLite, then on PostgreSQL. Both run even when the first fails; each keeps
