@@ -7,6 +7,7 @@ import type { Db } from "@/lib/data/connection/db";
 import { refreshDisputes } from "@/lib/data/aggregates/disputes";
 import { addFileToRecordCounts } from "@/lib/data/aggregates/record-counts";
 import { storeRecordJson } from "@/lib/data/connection/record-json";
+import { refreshDayGroups } from "@/lib/data/aggregates/day-groups";
 import { addFileToRecordSums } from "@/lib/data/aggregates/record-sums";
 import { type Database, RECORD_TABLES } from "@/lib/data/connection/schema";
 import { updateShopDirectory } from "@/lib/data/aggregates/shop-directory";
@@ -358,6 +359,7 @@ async function loadFile(db: Db, trx: Kysely<Database>, file: string, target: Tar
   await addFileToRecordCounts(trx, db.dialect, target.kind, target.fileDate, perShop);
   await updateShopDirectory(trx, db.dialect, target.kind, fileId, target.fileDate, firstId, nextId - 1);
   await addFileToRecordSums(trx, db.dialect, target.kind, target.fileDate, firstId, nextId - 1);
+  if (count > 0) await refreshDayGroups(trx, db.dialect, target.kind, target.fileDate);
   await refreshDisputes(trx, db.dialect, target.kind, firstId, nextId - 1);
   // Last, so the events and alerts exist exactly when the records do (docs/api.md, "Webhooks"; docs/mail.md, "Alerts").
   await addFileEvents(trx, target.kind, target.fileDate, perShop);

@@ -155,7 +155,7 @@ const canonical = (row: Record<string, unknown>) =>
 /**
  * Row count and SHA-256 of the sorted rows of every table of the database. `without`: leaves out
  * what an import of that file adds (its records and summary rows by date, its imported_files
- * row by name, the stored JSON of its records, record_sums of its day and by month, record_shops, whose totals it raises, the
+ * row by name, the stored JSON of its records, record_sums of its day and by month, its day's groups, record_shops, whose totals it raises, the
  * disputes its records name, with their counts, and its webhook events), to compare everything else.
  */
 async function snapshot(db: Db, without?: { name: string; fileDate: string }): Promise<Snapshot> {
@@ -176,6 +176,8 @@ async function snapshot(db: Db, without?: { name: string; fileDate: string }): P
       // record_sums: the file's day rows; month rows are written when a month closes, which a
       // later file does for every shop at once (their agreement is checked in expectRecordCountsInStep).
       if (table === "record_sums") where = sql`where grain = 'day' and period <> ${without.fileDate}`;
+      // Each day's groups (migration 019): the file's day.
+      if (table === "record_day_groups") where = sql`where period <> ${without.fileDate}`;
     }
     const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(table)} ${where}`.execute(db.db);
     const hash = crypto.createHash("sha256");

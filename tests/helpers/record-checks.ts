@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { expect } from "vitest";
+import { dayGroupDims, dayGroupsOf, dayGroupsRow } from "@/lib/data/aggregates/day-groups";
 import { recordJson } from "@/lib/data/connection/record-json";
 import type { Db } from "@/lib/data/connection/db";
 import { RECORD_JSON_TABLES, RECORD_TABLES } from "@/lib/data/connection/schema";
@@ -41,6 +42,7 @@ export async function expectRecordCountsInStep(db: Db): Promise<void> {
   expect(shops.map((r) => `${r.kind}|${r.shop_code}|${Number(r.n)}`).sort()).toEqual([...perShop].map(([shop, n]) => `${shop}|${n}`).sort());
   await expectDisputesInStep(db);
   await expectRecordSumsInStep(db);
+  await expectDayGroupsInStep(db);
   await expectRecordJsonInStep(db);
   await expectShopDirectoryInStep(db);
 }
@@ -198,6 +200,27 @@ export async function expectRecordSumsInStep(db: Db): Promise<void> {
     cast(n as text) as n, cast(reversals as text) as reversals, cast(amount as text) as amount, cast(reversal_amount as text) as reversal_amount from record_sums`.execute(db.db);
   const storedLines = stored.map((r) => [r.kind, r.dim, r.grain, r.shop_code, r.period, r.value, r.ccy, r.n, r.reversals, r.amount, r.reversal_amount].join("|")).sort();
   expect(storedLines).toEqual([...expected].map(([key, sums]) => [key, ...sums].join("|")).sort());
+}
+
+/**
+ * record_day_groups (lib/data/aggregates/day-groups.ts) must hold, for every day with records of a
+ * kind and every dim kept, what the import writes for that day from record_sums now (which
+ * expectRecordSumsInStep checks against the records), and nothing for any other day.
+ */
+export async function expectDayGroupsInStep(db: Db): Promise<void> {
+  const { rows: kept } = await sql<{ kind: string; dim: string; period: string; groups: number; n: number; json: string }>`select * from record_day_groups`.execute(db.db);
+  for (const [kind, t] of Object.entries(SUM_DIMENSIONS) as [RecordKind, (typeof SUM_DIMENSIONS)[RecordKind]][]) {
+    const { rows } = await sql<{ file_date: string }>`select distinct file_date from ${sql.table(t.table)} order by file_date`.execute(db.db);
+    const days = rows.map((r) => r.file_date);
+    for (const dim of dayGroupDims(kind)) {
+      const of = kept.filter((r) => r.kind === kind && r.dim === dim).sort((a, b) => (a.period < b.period ? -1 : 1));
+      expect(of.map((r) => r.period), `${kind} ${dim}`).toEqual(days);
+      for (const row of of) {
+        const fresh = dayGroupsRow((await dayGroupsOf(db.dialect, kind, dim, row.period).execute(db.db)).rows);
+        expect({ groups: Number(row.groups), n: Number(row.n), json: row.json }, `${kind} ${dim} ${row.period}`).toEqual(fresh);
+      }
+    }
+  }
 }
 
 /** Ids are 1..N in both record tables: the largest id is the number of records. */

@@ -187,6 +187,17 @@ export interface DisputeCountTable {
   n: Int;
 }
 
+/** Per kind, dim ("" or a value dimension) and file date: that day's summary groups for every shop, as JSON (migration 019, day-groups.ts). */
+export interface RecordDayGroupsTable {
+  kind: RecordKind;
+  dim: string;
+  period: string;
+  /** how many group objects `json` holds (more than MAX_GROUPS: their number, and no text) */
+  groups: number;
+  n: Int;
+  json: string;
+}
+
 /** Per kind, dimension, grain, shop ("" for all) and period: counts and exact sums per currency (migration 007, record-sums.ts). */
 export interface RecordSumTable {
   kind: RecordKind;
@@ -338,6 +349,7 @@ export interface Database {
   dispute_counts: DisputeCountTable;
   record_counts: RecordCountTable;
   record_sums: RecordSumTable;
+  record_day_groups: RecordDayGroupsTable;
   record_shops: RecordShopTable;
   chargebacks: ChargebackTable;
   pre_arbitrations: PreArbitrationTable;
