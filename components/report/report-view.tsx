@@ -58,9 +58,11 @@ export function ReportView({ shops, first }: { shops: string[]; first?: ReportAn
   // The measure is not part of the request: the answer on screen takes the chosen one at once.
   const shownMeasure: Measure | undefined = shown ? (JSON.stringify(shown.body) === requestText ? layout.measure : shown.layout.measure) : undefined;
   const pivot = usePivot(shown, shownMeasure);
+  // Current: the answer on screen is the address's own (not the previous one standing in).
+  const current = Boolean(shown) && !query.isPlaceholderData && !query.isError;
   const live = useLive();
-  // Settled: the answer of the address, drawn whole.
-  const settled = Boolean(shown) && !query.isPlaceholderData && !query.isError && live;
+  // Settled: and drawn whole.
+  const settled = current && live;
 
   const onKind = (next: RecordKind) => {
     const nextLayout = reportLayout({ ...view, kind: next });
@@ -112,11 +114,11 @@ export function ReportView({ shops, first }: { shops: string[]; first?: ReportAn
   return (
     <div className="space-y-3" data-testid="report" data-settled={settled ? "true" : "false"}>
       <FilterPanel defs={FILTERS[kind]} values={values} shops={shops} onChange={(patch) => void setView(patch as never)} />
-      <LayoutControls layout={layout} onKind={onKind} onRows={onRows} onCols={onCols} onMeasure={onMeasure} pivot={settled ? pivot : undefined} />
+      <LayoutControls layout={layout} onKind={onKind} onRows={onRows} onCols={onCols} onMeasure={onMeasure} pivot={current ? pivot : undefined} />
       <p role="status" className="sr-only">
         {query.isError ? "" : !settled ? "Loading the report…" : pivot ? `Report of ${nf.format(pivot.totalElements)} records in ${nf.format(pivot.rows.length)} rows.` : ""}
       </p>
-      <div aria-busy={!settled && !query.isError} className={!settled && shown && !query.isError ? "opacity-60 transition-opacity" : undefined}>
+      <div aria-busy={!settled && !query.isError} className={!current && shown && !query.isError ? "opacity-60 transition-opacity" : undefined}>
         {content}
       </div>
     </div>
