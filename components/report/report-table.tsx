@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { memo, type MouseEvent, useId, useMemo } from "react";
 import { KINDS } from "@/lib/domain/kinds";
 import { cellGridHref, GRID_FILTERABLE, isMoneyMeasure } from "@/lib/url-state/report";
+import { FIRST_COLUMNS, FIRST_ROWS } from "./first-screen";
 import { DIMENSION_LABELS, measureLabel, recordNoun, valueLabel } from "./labels";
 import { cellKey, cellValue, cellWords, type Column, type Index, type Pivot, tableColumns } from "./pivot";
 
@@ -11,6 +12,9 @@ const nf = new Intl.NumberFormat("en");
 const linkClass = "text-blue-800 underline decoration-slate-400 underline-offset-2 hover:decoration-blue-800 focus:outline-none focus-visible:ring-2 focus-visible:ring-blue-600";
 const cellClass = "border-b border-slate-200 px-2 py-1 text-right tabular-nums whitespace-nowrap";
 const totalCellClass = `${cellClass} bg-slate-50 font-semibold`;
+
+/** A row's height (text-sm, py-1 and a border), to keep the table's place while it is partly drawn. */
+const ROW_REM = 1.875;
 
 /**
  * The pivot table: a real table with a caption, a header row per column value (and, for amounts,
@@ -21,12 +25,17 @@ const totalCellClass = `${cellClass} bg-slate-50 font-semibold`;
  *
  * A table can hold tens of thousands of cells, so a cell is plain markup: an empty one is only its
  * text, and the links are plain anchors whose clicks one handler turns into client navigation.
+ * With `firstScreen` (the server's render and hydration) only the rows and columns a screen shows
+ * are drawn, in a box already as tall as the whole table's.
  */
-export const ReportTable = memo(function ReportTable({ pivot, body }: { pivot: Pivot; body: Record<string, unknown> }) {
+export const ReportTable = memo(function ReportTable({ pivot, body, firstScreen = false }: { pivot: Pivot; body: Record<string, unknown>; firstScreen?: boolean }) {
   const { layout } = pivot;
   const router = useRouter();
   const captionId = useId();
-  const columns = useMemo(() => tableColumns(pivot), [pivot]);
+  const allColumns = useMemo(() => tableColumns(pivot), [pivot]);
+  // The page's HTML holds the top-left corner of a large table (first-screen.ts).
+  const columns = firstScreen && allColumns.length > FIRST_COLUMNS ? allColumns.slice(0, FIRST_COLUMNS) : allColumns;
+  const rows = firstScreen && pivot.rows.length > FIRST_ROWS ? pivot.rows.slice(0, FIRST_ROWS) : pivot.rows;
   const money = isMoneyMeasure(layout.measure);
   // One header cell per column value (over its currencies, for an amount).
   const groups = useMemo(() => {
@@ -90,7 +99,15 @@ export const ReportTable = memo(function ReportTable({ pivot, body }: { pivot: P
       <p aria-hidden="true" className="border-b border-slate-200 px-2 py-2 text-sm text-slate-800">
         <Caption pivot={pivot} />
       </p>
-      <div role="region" aria-labelledby={captionId} tabIndex={0} className="max-h-[70vh] overflow-auto rounded-b-md focus:outline-none focus-visible:ring-2 focus-visible:ring-blue-600" data-testid="report-scroll">
+      <div
+        role="region"
+        aria-labelledby={captionId}
+        tabIndex={0}
+        className="max-h-[70vh] overflow-auto rounded-b-md focus:outline-none focus-visible:ring-2 focus-visible:ring-blue-600"
+        // The whole table's height, up to the box's own, so that nothing below moves when the rest is drawn.
+        style={rows.length < pivot.rows.length ? { minHeight: `min(70vh, ${(pivot.rows.length + (money ? 3 : 2)) * ROW_REM}rem)` } : undefined}
+        data-testid="report-scroll"
+      >
         {/* The click handler only refines the links' own navigation (Enter on a link is a click too); every link works without it. */}
         <table onClick={onClick} className="min-w-full border-separate border-spacing-0 text-sm" data-testid="report-table" data-layout={`${layout.kind}/${layout.rows}/${layout.cols ?? ""}/${layout.measure}`}>
           <caption id={captionId} className="sr-only">
@@ -121,7 +138,7 @@ export const ReportTable = memo(function ReportTable({ pivot, body }: { pivot: P
               </tr>
             ) : null}
           </thead>
-          <tbody>{pivot.rows.map((value, ri) => row(ri, valueLabel(layout.rows, value), ri))}</tbody>
+          <tbody>{rows.map((value, ri) => row(ri, valueLabel(layout.rows, value), ri))}</tbody>
           <tfoot className="bg-slate-50">{row("total", "Total", "total")}</tfoot>
         </table>
       </div>

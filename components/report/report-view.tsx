@@ -2,7 +2,7 @@
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useQueryStates } from "nuqs";
-import { type ReactNode, useId, useMemo, useState } from "react";
+import { type ReactNode, startTransition, useEffect, useId, useMemo, useState } from "react";
 import { EmptyState, ErrorState } from "@/components/data-table/states";
 import { ApiProblem } from "@/components/shared/api";
 import { useDeadlines } from "@/components/shared/deadline-context";
@@ -58,7 +58,11 @@ export function ReportView({ shops, first }: { shops: string[]; first?: ReportAn
   // The measure is not part of the request: the answer on screen takes the chosen one at once.
   const shownMeasure: Measure | undefined = shown ? (JSON.stringify(shown.body) === requestText ? layout.measure : shown.layout.measure) : undefined;
   const pivot = usePivot(shown, shownMeasure);
-  const settled = Boolean(shown) && !query.isPlaceholderData && !query.isError;
+  // Current: the answer on screen is the address's own (not the previous one standing in).
+  const current = Boolean(shown) && !query.isPlaceholderData && !query.isError;
+  const live = useLive();
+  // Settled: and drawn whole.
+  const settled = current && live;
 
   const onKind = (next: RecordKind) => {
     const nextLayout = reportLayout({ ...view, kind: next });
@@ -100,7 +104,7 @@ export function ReportView({ shops, first }: { shops: string[]; first?: ReportAn
             Choose fewer rows or columns, narrow the filters, or use Export CSV for the whole table.
           </EmptyState>
         ) : (
-          <ReportTable pivot={pivot} body={shown.body} />
+          <ReportTable pivot={pivot} body={shown.body} firstScreen={!live} />
         )}
         <ReportChart pivot={pivot} />
       </div>
@@ -110,15 +114,26 @@ export function ReportView({ shops, first }: { shops: string[]; first?: ReportAn
   return (
     <div className="space-y-3" data-testid="report" data-settled={settled ? "true" : "false"}>
       <FilterPanel defs={FILTERS[kind]} values={values} shops={shops} onChange={(patch) => void setView(patch as never)} />
-      <LayoutControls layout={layout} onKind={onKind} onRows={onRows} onCols={onCols} onMeasure={onMeasure} pivot={settled ? pivot : undefined} />
+      <LayoutControls layout={layout} onKind={onKind} onRows={onRows} onCols={onCols} onMeasure={onMeasure} pivot={current ? pivot : undefined} />
       <p role="status" className="sr-only">
         {query.isError ? "" : !settled ? "Loading the report…" : pivot ? `Report of ${nf.format(pivot.totalElements)} records in ${nf.format(pivot.rows.length)} rows.` : ""}
       </p>
-      <div aria-busy={!settled && !query.isError} className={!settled && shown && !query.isError ? "opacity-60 transition-opacity" : undefined}>
+      <div aria-busy={!settled && !query.isError} className={!current && shown && !query.isError ? "opacity-60 transition-opacity" : undefined}>
         {content}
       </div>
     </div>
   );
+}
+
+/**
+ * False while the page renders on the server and hydrates, true from then on: the server's HTML
+ * carries the first screenful of a large table, and the browser draws the rest right after, as a
+ * transition that input can interrupt.
+ */
+function useLive(): boolean {
+  const [live, setLive] = useState(false);
+  useEffect(() => startTransition(() => setLive(true)), []);
+  return live;
 }
 
 /** The table of an answer, built once per answer and measure. */

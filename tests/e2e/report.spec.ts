@@ -2,6 +2,7 @@ import fs from "node:fs";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, test } from "@playwright/test";
 import { parse } from "csv-parse/sync";
+import { FIRST_COLUMNS } from "@/components/report/first-screen";
 import { screenshotPath, signIn, USERS } from "./helpers";
 
 /**
@@ -235,6 +236,37 @@ test.describe("Report", () => {
       const number = (cell: string) => (cell === "—" ? "" : /^-?[\d,]+(\.\d{2})?$/.test(cell) ? cell.replace(/,/g, "") : cell);
       expect(csv[0]).toEqual(flatHeader(table.head, spans));
       expect(csv.slice(1)).toEqual([...table.body, ...table.foot].map((row) => [row[0], ...row.slice(1).map(number)]));
+    }
+  });
+
+  test("a large table's first screenful is in the page's HTML, and the browser draws the rest at once", async ({ page, browser }) => {
+    // Amounts of 15 file dates and the total in three currencies: more columns than a screen shows.
+    const address = "/report?rows=shop_code&cols=file_date&measure=amount";
+    await signIn(page, USERS.merchant, address);
+    await reportReady(page);
+    const whole = await tableText(page);
+    const columns = whole.head[1].length;
+    expect(columns).toBeGreaterThan(FIRST_COLUMNS);
+    expect(whole.body.every((row) => row.length === columns + 1)).toBe(true);
+
+    // The same address without scripts: the page as the server sent it.
+    const context = await browser.newContext({ javaScriptEnabled: false, storageState: await page.context().storageState() });
+    try {
+      const html = await context.newPage();
+      await html.goto(new URL(address, page.url()).href);
+      await expect(html.getByTestId("report")).toHaveAttribute("data-settled", "false");
+      const first = await tableText(html);
+      const corner = (rows: string[][]) => rows.map((row) => row.slice(0, FIRST_COLUMNS + 1));
+      expect(first.head[1]).toEqual(whole.head[1].slice(0, FIRST_COLUMNS));
+      expect(first.body).toEqual(corner(whole.body));
+      expect(first.foot).toEqual(corner(whole.foot));
+      // Its links are the live table's own.
+      const links = (p: Page) => p.getByTestId("report-table").locator("a").evaluateAll((as) => as.map((a) => [a.getAttribute("href"), a.getAttribute("aria-label")]));
+      const [live, sent] = [await links(page), await links(html)];
+      expect(sent.length).toBeGreaterThan(0);
+      expect(sent.every(([href, name]) => live.some(([h, n]) => h === href && n === name))).toBe(true);
+    } finally {
+      await context.close();
     }
   });
 
