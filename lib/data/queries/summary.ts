@@ -79,8 +79,8 @@ export function rangePieces(from: string | undefined, to: string | undefined, gr
  * the one-million history (docs/performance.md, "Running totals"): a day holds 0.14 of a month's
  * rows (shop by reason code) to 0.30 (merchant by reason code, every shop), the running total at a
  * month 1.1 to 1.4 times a month (every key seen until then). So a year ending inside a month reads
- * 12 months and 10 days by month (14 here) but two totals and 10 days (5); the totals win from
- * about 3 whole months on. A missing bound: the history's start (taken as 100 years, more than
+ * 12 months and 10 days by month (14 here) but two totals and 10 days (5); for whole months the
+ * totals win from four on. A missing bound: the history's start (taken as 100 years, more than
  * any history) or `today`'s month.
  */
 const READ_COST = { month: 1, day: 0.2, total: 1.5 } as const;
