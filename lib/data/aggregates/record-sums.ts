@@ -124,10 +124,7 @@ export function periods(dialect: Dialect, grain: "day" | "month" | "total", lo: 
 }
 
 /** Months given as rows of one column `p`. */
-const monthRows = (months: readonly string[]) => sql.join(
-  months.map((month) => sql`select cast(${month} as text) as p`),
-  sql` union all `,
-);
+const monthRows = (months: readonly string[]) => sql.join(months.map((month) => sql`select cast(${month} as text) as p`), sql` union all `);
 
 /** The stored dimensions of a kind ("" too), each with its value as an SQL expression over a record. */
 function storedDims(dialect: Dialect, kind: RecordKind): [string, RawBuilder<unknown>][] {
