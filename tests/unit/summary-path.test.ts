@@ -123,6 +123,8 @@ describe("a file-date range as running totals and days (totalsAndDays, rangePiec
     ]);
     expect(totalsAndDays()).toEqual([{ grain: "total" }]);
     expect(totalsAndDays(undefined, "2026-03-31")).toEqual([{ grain: "total", from: "2026-03", to: "2026-03" }]);
+    // From the first date there is: nothing to take away (no day before it).
+    expect(totalsAndDays("0001-01-01", "1969-12-31")).toEqual([{ grain: "total", from: "1969-12", to: "1969-12" }]);
   });
 
   it("uses the totals when they read less than months, never when grouped by month or file date", () => {

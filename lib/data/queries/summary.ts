@@ -123,7 +123,8 @@ export function totalsAndDays(from?: string, to?: string): Piece[] {
     ];
   };
   const pieces: Piece[] = to === undefined ? [{ grain: "total" }] : upTo(to, false);
-  const before = from === undefined ? undefined : addDays(from, -1);
+  // Nothing is before year 1 (the first date there is).
+  const before = from === undefined || from <= "0001-01-01" ? undefined : addDays(from, -1);
   if (before !== undefined) pieces.push(...upTo(before, true));
   return pieces;
 }
