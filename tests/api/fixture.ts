@@ -166,7 +166,7 @@ export function chargebackFile(r: ReturnType<typeof prng>, fileDate: string, cou
   return { header, rows, records };
 }
 
-function preArbitrationFile(r: ReturnType<typeof prng>, bankId: string, fileDate: string, count: number, firstId: number): Built {
+export function preArbitrationFile(r: ReturnType<typeof prng>, bankId: string, fileDate: string, count: number, firstId: number): Built {
   const header = [
     "payment_order_nr", "shop_code", "card", "acq_ref_nr", "merchant_id", "merchant_name", "tr_date_time", "amount", "ccy", "xid",
     "transaction_id", "card_acceptor_id", "case_date", "case_stage", "fdl_comments", "merchant_decision", "payment_id",

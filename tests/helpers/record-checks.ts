@@ -166,8 +166,8 @@ const SUM_DIMENSIONS = {
 
 /**
  * record_sums must equal the records added up here, in BigInt: per kind, dimension ("" and each
- * value dimension, each stored pair), grain (day and month, every month), shop (each, and "" for
- * all) and currency.
+ * value dimension, each stored pair), grain (day and month, every month; and the running totals,
+ * densely), shop (each, and "" for all) and currency.
  */
 export async function expectRecordSumsInStep(db: Db): Promise<void> {
   const expected = new Map<string, bigint[]>();
@@ -193,6 +193,31 @@ export async function expectRecordSumsInStep(db: Db): Promise<void> {
             expected.set(key, sums.map((s, i) => s + add[i]));
           }
         }
+      }
+    }
+  }
+  // Running totals: every key at every month from the kind's first month with records to its
+  // latest, once it has a record, holding the sums of its months up to then.
+  const monthly = [...expected].filter(([key]) => key.split("|")[2] === "month");
+  const nextMonth = (m: string) => (m.endsWith("-12") ? `${Number(m.slice(0, 4)) + 1}-01` : `${m.slice(0, 5)}${String(Number(m.slice(5)) + 1).padStart(2, "0")}`);
+  for (const kind of Object.keys(SUM_DIMENSIONS)) {
+    const months = monthly.filter(([key]) => key.startsWith(`${kind}|`)).map(([key]) => key.split("|")[4]).sort();
+    if (!months.length) continue;
+    const byMonth = new Map<string, [string, bigint[]][]>();
+    for (const entry of monthly.filter(([key]) => key.startsWith(`${kind}|`))) {
+      const month = entry[0].split("|")[4];
+      byMonth.set(month, [...(byMonth.get(month) ?? []), entry]);
+    }
+    const totals = new Map<string, bigint[]>();
+    for (let month = months[0]; month <= months.at(-1)!; month = nextMonth(month)) {
+      for (const [key, sums] of byMonth.get(month) ?? []) {
+        const [, dim, , shop, , value, ccy] = key.split("|");
+        const id = [dim, shop, value, ccy].join("|");
+        totals.set(id, (totals.get(id) ?? [0n, 0n, 0n, 0n]).map((s, i) => s + sums[i]));
+      }
+      for (const [id, sums] of totals) {
+        const [dim, shop, value, ccy] = id.split("|");
+        expected.set([kind, dim, "total", shop, month, value, ccy].join("|"), sums);
       }
     }
   }

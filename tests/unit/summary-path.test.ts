@@ -1,7 +1,7 @@
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from "kysely";
 import { describe, expect, it } from "vitest";
 import type { Database } from "@/lib/data/connection/schema";
-import { monthsAndDays, summaryQuery } from "@/lib/data/queries/summary";
+import { monthsAndDays, rangePieces, summaryQuery, totalsAndDays } from "@/lib/data/queries/summary";
 import type { SummaryRequest } from "@/lib/schemas/summary";
 
 /**
@@ -96,5 +96,47 @@ describe("a file-date range in months and days (monthsAndDays)", () => {
     ]);
     expect(monthsAndDays("2026-01-01", "2026-03-31")).toEqual([{ grain: "month", from: "2026-01", to: "2026-03" }]);
     expect(monthsAndDays()).toEqual([{ grain: "month", from: undefined, to: undefined }]);
+  });
+});
+
+describe("a file-date range as running totals and days (totalsAndDays, rangePieces)", () => {
+  it("reads everything up to the end less everything before the start, each a month's total and the fewer days", () => {
+    // A year ending on the 25th: November's total less its five days after the 25th, less the
+    // same of the year before.
+    expect(totalsAndDays("2025-11-26", "2026-11-25")).toEqual([
+      { grain: "total", from: "2026-11", to: "2026-11" },
+      { grain: "day", from: "2026-11-26", to: "2026-11-30", subtract: true },
+      { grain: "total", from: "2025-11", to: "2025-11", subtract: true },
+      { grain: "day", from: "2025-11-26", to: "2025-11-30" },
+    ]);
+    // Early in a month: the month before's total and the days up to the bound.
+    expect(totalsAndDays("2025-03-06", "2026-02-03")).toEqual([
+      { grain: "total", from: "2026-01", to: "2026-01" },
+      { grain: "day", from: "2026-02-01", to: "2026-02-03" },
+      { grain: "total", from: "2025-02", to: "2025-02", subtract: true },
+      { grain: "day", from: "2025-03-01", to: "2025-03-05", subtract: true },
+    ]);
+    // Whole months: two totals; open ends: the latest total, or nothing before.
+    expect(totalsAndDays("2025-01-01", "2025-12-31")).toEqual([
+      { grain: "total", from: "2025-12", to: "2025-12" },
+      { grain: "total", from: "2024-12", to: "2024-12", subtract: true },
+    ]);
+    expect(totalsAndDays()).toEqual([{ grain: "total" }]);
+    expect(totalsAndDays(undefined, "2026-03-31")).toEqual([{ grain: "total", from: "2026-03", to: "2026-03" }]);
+    // From the first date there is: nothing to take away (no day before it).
+    expect(totalsAndDays("0001-01-01", "1969-12-31")).toEqual([{ grain: "total", from: "1969-12", to: "1969-12" }]);
+  });
+
+  it("uses the totals when they read less than months, never when grouped by month or file date", () => {
+    const usesTotals = (from: string | undefined, to: string | undefined, groupBy: string[] = ["shop_code", "reason_code"]) =>
+      rangePieces(from, to, groupBy as never, "2026-11-27").some((piece) => piece.grain === "total");
+    expect(usesTotals("2025-11-26", "2026-11-25")).toBe(true);
+    expect(usesTotals("2026-01-01", "2026-04-30")).toBe(true);
+    expect(usesTotals(undefined, "2026-11-25")).toBe(true);
+    expect(usesTotals("2026-01-01", "2026-02-28")).toBe(false);
+    expect(usesTotals("2026-02-10", "2026-02-20")).toBe(false);
+    expect(usesTotals("2026-11-01", undefined)).toBe(false);
+    expect(usesTotals("2025-11-26", "2026-11-25", ["month", "shop_code"])).toBe(false);
+    expect(usesTotals("2025-11-26", "2026-11-25", ["file_date"])).toBe(false);
   });
 });

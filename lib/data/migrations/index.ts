@@ -17,6 +17,7 @@ import { migration014 } from "./014_saved_views";
 import { migration015 } from "./015_record_sums_all_pairs";
 import { migration016 } from "./016_mail";
 import { migration017 } from "./017_record_sums_months_documents";
+import { migration018 } from "./018_record_sums_totals";
 import { migration019 } from "./019_record_day_groups";
 import { STATE_SESSIONS_003, STATE_THROTTLES_006 } from "./frozen";
 
@@ -45,6 +46,7 @@ const MIGRATIONS: readonly (readonly [name: string, migration: (dialect: Dialect
   ["015_record_sums_all_pairs", migration015],
   ["016_mail", migration016],
   ["017_record_sums_months_documents", migration017],
+  ["018_record_sums_totals", migration018],
   ["019_record_day_groups", migration019],
 ];
 

@@ -1,6 +1,6 @@
 import "server-only";
 import { type CompiledQuery, type Kysely, type RawBuilder, type SelectQueryBuilder, sql } from "kysely";
-import { addDays, daysBetween, lastDayOfMonth, shiftMonth } from "@/lib/domain/calendar";
+import { addDays, daysBetween, lastDayOfMonth, shiftMonth, utcToday } from "@/lib/domain/calendar";
 import type { RecordKind } from "@/lib/domain/fields";
 import { type DimensionName, dimensionOf, MAX_GROUPS, type SummaryRequest } from "@/lib/schemas/summary";
 import { getDb } from "../connection/db";
@@ -8,7 +8,7 @@ import type { Dialect } from "../connection/dialect";
 import { filtered, type Selection, visibleShops } from "./selection";
 import type { Row } from "../connection/read";
 import { coversEveryShop } from "../aggregates/record-counts";
-import { bytewise, MONEY, pairName, pairPart, recordMoney, storedPair, valueDimensions } from "../aggregates/record-sums";
+import { bytewise, MONEY, pairName, pairPart, periods, recordMoney, storedPair, valueDimensions } from "../aggregates/record-sums";
 import { dayGroupsRead, fromDayGroups } from "../aggregates/day-groups";
 import { groupedJson, perCurrency } from "../aggregates/summary-json";
 import { type Database, RECORD_TABLES, type RecordTable } from "../connection/schema";
@@ -28,11 +28,12 @@ export type SummaryResult = { ok: true; json: string } | { ok: false; reason: "t
 const SUMS_FILTERS = new Set(["shop_codes", "file_date_from", "file_date_to", "group_by"]);
 
 /**
- * One part of a file-date range: months read by month, or days read by day; bounds inclusive.
- * `subtract`: rows taken away (the days outside a range of a month read whole).
+ * One part of a file-date range: months read by month, days read by day, or the running totals
+ * of one month (`from` = `to`; both missing: the latest); bounds inclusive. `subtract`: rows taken
+ * away (the days outside a range of a month read whole, everything before a range).
  */
-interface Piece {
-  grain: "day" | "month";
+export interface Piece {
+  grain: "day" | "month" | "total";
   from?: string;
   to?: string;
   subtract?: boolean;
@@ -55,13 +56,79 @@ function sumsPlan(kind: RecordKind, request: SummaryRequest): SumsPlan | undefin
   const pair = values.length > 1 ? storedPair(kind, values) : undefined;
   if (values.length > 1 && !pair) return undefined;
   const { file_date_from: from, file_date_to: to } = request;
-  const byDay = request.group_by.includes("file_date");
   return {
     dim: pair ? pairName(pair) : (values[0] ?? ""),
     pair,
     mayUseAllShops: !request.group_by.includes("shop_code"),
-    pieces: byDay ? [{ grain: "day", from, to }] : monthsAndDays(from, to),
+    pieces: rangePieces(from, to, request.group_by),
   };
+}
+
+/**
+ * How a file-date range is read: day by day when grouped by file date; by month when grouped by
+ * month (or when that reads less); otherwise by running totals when they read less than months.
+ */
+export function rangePieces(from: string | undefined, to: string | undefined, groupBy: readonly DimensionName[], today = utcToday()): Piece[] {
+  if (groupBy.includes("file_date")) return [{ grain: "day", from, to }];
+  const months = monthsAndDays(from, to);
+  if (groupBy.includes("month")) return months;
+  const totals = totalsAndDays(from, to);
+  return readCost(totals, today) < readCost(months, today) ? totals : months;
+}
+
+/**
+ * What a piece costs to read, in rows of one month of the same dimension and shops. Measured on
+ * the one-million history (docs/performance.md, "Running totals"): a day holds 0.14 of a month's
+ * rows (shop by reason code) to 0.30 (merchant by reason code, every shop), the running total at a
+ * month 1.1 to 1.4 times a month (every key seen until then). So a year ending inside a month reads
+ * 12 months and 10 days by month (14 here) but two totals and 10 days (5); for whole months the
+ * totals win from four on. A missing bound: the history's start (taken as 100 years, more than
+ * any history) or `today`'s month.
+ */
+const READ_COST = { month: 1, day: 0.2, total: 1.5 } as const;
+
+function readCost(pieces: readonly Piece[], today: string): number {
+  let cost = 0;
+  for (const piece of pieces) {
+    if (piece.grain === "total") cost += READ_COST.total;
+    else if (piece.grain === "day") cost += READ_COST.day * (daysBetween(piece.from ?? "0001-01-01", piece.to ?? today) ?? 0) + READ_COST.day;
+    else if (piece.from === undefined) cost += READ_COST.month * 1200;
+    else cost += READ_COST.month * Math.max(1, monthsBetween(piece.from, piece.to ?? today.slice(0, 7)) + 1);
+  }
+  return cost;
+}
+
+const monthsBetween = (a: string, b: string) => (Number(b.slice(0, 4)) - Number(a.slice(0, 4))) * 12 + Number(b.slice(5, 7)) - Number(a.slice(5, 7));
+
+/**
+ * [from, to] (each bound optional) as the running totals up to `to` less those up to the day
+ * before `from`. Everything up to day d is the total of d's month less the days after d in it, or
+ * the total of the month before plus the days of d's month up to d, whichever reads fewer days.
+ */
+export function totalsAndDays(from?: string, to?: string): Piece[] {
+  const upTo = (d: string, subtract: boolean): Piece[] => {
+    const sign = (negative: boolean) => (negative ? { subtract: true } : {});
+    const month = d.slice(0, 7);
+    const end = lastDayOfMonth(month);
+    const after = daysBetween(d, end)!;
+    const before = shiftMonth(month, -1);
+    if (after === 0) return [{ grain: "total", from: month, to: month, ...sign(subtract) }];
+    if (after < Number(d.slice(8)) || before === undefined) {
+      return [
+        { grain: "total", from: month, to: month, ...sign(subtract) },
+        { grain: "day", from: addDays(d, 1), to: end, ...sign(!subtract) },
+      ];
+    }
+    return [
+      { grain: "total", from: before, to: before, ...sign(subtract) },
+      { grain: "day", from: `${month}-01`, to: d, ...sign(subtract) },
+    ];
+  };
+  const pieces: Piece[] = to === undefined ? [{ grain: "total" }] : upTo(to, false);
+  // Nothing is before year 1 (the first date there is).
+  const before = from === undefined || from <= "0001-01-01" ? undefined : addDays(from, -1);
+  if (before !== undefined) pieces.push(...upTo(before, true));
+  return pieces;
 }
 
 /**
@@ -148,8 +215,13 @@ function sumsRows(dialect: Dialect, kind: RecordKind, request: SummaryRequest, p
   const stored = (fn: "min" | "max", grain: Piece["grain"]) =>
     sql`(select ${sql.raw(fn)}(period) from record_sums where kind = ${kind} and dim = ${plan.dim} and grain = ${grain})`;
   const bound = (value: string | undefined, fallback: RawBuilder<unknown>) => (value === undefined ? fallback : sql`cast(${value} as text)`);
+  // A month's running totals; past the latest month with totals, the latest (no later rows exist).
+  const latest = stored("max", "total");
+  const total = (month: string | undefined) => (month === undefined ? latest : sql`${sql.raw(sqlite ? "min" : "least")}(cast(${month} as text), ${latest})`);
   const parts = plan.pieces.map((piece) =>
-    select(piece.grain, bound(piece.from, stored("min", piece.grain)), bound(piece.to, stored("max", piece.grain)), piece.subtract),
+    piece.grain === "total"
+      ? select(piece.grain, total(piece.to), total(piece.to), piece.subtract)
+      : select(piece.grain, bound(piece.from, stored("min", piece.grain)), bound(piece.to, stored("max", piece.grain)), piece.subtract),
   );
   if (!sqlite) return sql.join(parts, sql` union all `);
   return sql`with way as materialized (
@@ -166,16 +238,6 @@ const FEW_SHOPS_FACTOR: Record<Dialect, number> = { sqlite: 1.5, postgres: 4 };
 
 /** "in (rows)" as a look-up of each value: an array on PostgreSQL, which its index takes as one. */
 const oneOfRows = (dialect: Dialect, rows: RawBuilder<unknown>) => (dialect === "postgres" ? sql`= any(array(${rows}))` : sql`in (${rows})`);
-
-/** Every month or day from `lo` to `hi` (text; nothing when either is null or lo > hi), as rows of one column. */
-function periods(dialect: Dialect, grain: Piece["grain"], lo: RawBuilder<unknown>, hi: RawBuilder<unknown>): RawBuilder<unknown> {
-  if (dialect === "postgres") {
-    const [suffix, step, format] = grain === "month" ? [sql`|| '-01'`, "1 month", "YYYY-MM"] : [sql``, "1 day", "YYYY-MM-DD"];
-    return sql`select to_char(d, ${format}) from generate_series(cast(${lo} ${suffix} as date), cast(${hi} ${suffix} as date), cast(${step} as interval)) as d`;
-  }
-  const next = grain === "month" ? sql`strftime('%Y-%m', p || '-01', '+1 month')` : sql`date(p, '+1 day')`;
-  return sql`with recursive ps(p) as (select ${lo} where ${lo} <= ${hi} union all select ${next} from ps where p < ${hi}) select p from ps`;
-}
 
 type Query = SelectQueryBuilder<Database, RecordTable, object>;
 
