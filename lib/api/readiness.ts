@@ -15,7 +15,9 @@ export async function readiness(): Promise<Response> {
     const { db } = await getDb();
     await db.selectFrom("imported_files").select("id").limit(1).execute();
     const monitor = await startedReplicaMonitor();
-    const replicas = monitor?.states().map((r) => ({ replica: r.name, state: r.health, lag_seconds: r.lagSeconds === null ? null : Math.round(r.lagSeconds * 10) / 10 }));
+    // The lag up to the next tenth of a second: a replica left out for lagging more than the limit
+    // never shows a lag equal to it (2.04 s is "lagging" at a limit of 2, and shows 2.1, not 2).
+    const replicas = monitor?.states().map((r) => ({ replica: r.name, state: r.health, lag_seconds: r.lagSeconds === null ? null : Math.ceil(r.lagSeconds * 10) / 10 }));
     return Response.json({ status: "ok", ...(replicas ? { replicas } : {}) }, { headers });
   } catch {
     return Response.json({ status: "unavailable" }, { status: 503, headers: { ...headers, "Retry-After": "5" } });
