@@ -5,7 +5,7 @@ import type { Dialect } from "../connection/dialect";
 import type { Row } from "../connection/read";
 import type { Database } from "../connection/schema";
 import { coversEveryShop } from "./record-counts";
-import { bytewise, valueDimensions } from "./record-sums";
+import { storedValueKey, valueDimensions } from "./record-sums";
 import { groupedJson } from "./summary-json";
 
 /**
@@ -33,8 +33,7 @@ const groupByOf = (dim: string): DimensionName[] => (dim ? ["file_date", dim as 
 
 /** The every-shop day rows of record_sums of one dim (one day, or every day), keyed as the summary keys them (k0 the date, k1 the value). */
 function everyShopDays(dialect: Dialect, kind: RecordKind, dim: string, day?: string): RawBuilder<unknown> {
-  const value =
-    dim === "" ? sql`` : dimensionOf(kind, dim as DimensionName).key === "integer" ? sql`, cast(value as ${sql.raw(dialect === "postgres" ? "bigint" : "integer")}) as k1` : sql`, ${bytewise(dialect, sql`value`)} as k1`;
+  const value = dim === "" ? sql`` : sql`, ${storedValueKey(dialect, dimensionOf(kind, dim as DimensionName), sql`value`)} as k1`;
   const which = day === undefined ? sql`` : sql` and period = ${day}`;
   return sql`select period as k0${value}, ccy, n, reversals, amount, reversal_amount from record_sums
     where kind = ${kind} and dim = ${dim} and grain = 'day' and shop_code = ''${which}`;

@@ -98,6 +98,14 @@ export function recordMoney(kind: RecordKind): { reversals: RawBuilder<number>; 
   };
 }
 
+/**
+ * A value dimension's stored `value` (or a stored pair's part of it) as a summary keys and orders
+ * it: an integer dimension as a number, any other as text that compares bytewise.
+ */
+export function storedValueKey(dialect: Dialect, dimension: Dimension, value: RawBuilder<unknown>): RawBuilder<unknown> {
+  return dimension.key === "integer" ? sql`cast(${value} as ${sql.raw(dialect === "postgres" ? "bigint" : "integer")})` : bytewise(dialect, value);
+}
+
 /** Text that compares bytewise on both backends (PostgreSQL: collation "C", like every text column). */
 export const bytewise = (dialect: Dialect, expr: RawBuilder<unknown>): RawBuilder<string> =>
   dialect === "postgres" ? sql<string>`${expr} collate "C"` : (expr as RawBuilder<string>);

@@ -8,7 +8,7 @@ import type { Dialect } from "../connection/dialect";
 import { filtered, type Selection, visibleShops } from "./selection";
 import type { Row } from "../connection/read";
 import { coversEveryShop } from "../aggregates/record-counts";
-import { bytewise, MONEY, pairName, pairPart, periods, recordMoney, storedPair, valueDimensions } from "../aggregates/record-sums";
+import { MONEY, pairName, pairPart, periods, recordMoney, storedPair, storedValueKey, valueDimensions } from "../aggregates/record-sums";
 import { dayGroupsRead, fromDayGroups } from "../aggregates/day-groups";
 import { groupedJson, perCurrency } from "../aggregates/summary-json";
 import { type Database, RECORD_TABLES, type RecordTable } from "../connection/schema";
@@ -167,8 +167,6 @@ export function monthsAndDays(from?: string, to?: string): Piece[] {
   return pieces;
 }
 
-const integerType = (dialect: Dialect) => sql.raw(dialect === "postgres" ? "bigint" : "integer");
-
 /** The rows (keys k0, k1; ccy, n, reversals, amount, reversal_amount) of record_sums that make up the selection. */
 function sumsRows(dialect: Dialect, kind: RecordKind, request: SummaryRequest, plan: SumsPlan, shops: readonly string[]): RawBuilder<unknown> {
   const keys = request.group_by.map((name, i) => {
@@ -182,9 +180,7 @@ function sumsRows(dialect: Dialect, kind: RecordKind, request: SummaryRequest, p
           ? sql`period`
           : dim.column === "shop_code"
             ? sql`shop_code`
-            : dim.key === "integer"
-              ? sql`cast(${value} as ${integerType(dialect)})`
-              : bytewise(dialect, value);
+            : storedValueKey(dialect, dim, value);
     return sql`${expr} as ${sql.id(`k${i}`)}`;
   });
   // Three ways to a piece's rows, chosen inside the statement, so the choice and the rows read
