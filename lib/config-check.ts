@@ -1,4 +1,4 @@
-import { replicaMaxLagSeconds, replicaUrls, authFailuresPerMinute, ConfigError, databaseTarget, flag, importInbox, logLevel, loginLimits, pgQueryTimeoutSeconds, rateLimitPerMinute, shutdownSettings, mailConfig, mailLeaseSeconds, mailRetrySeconds, metricsToken, trustProxy, webhookLeaseSeconds, webhookRetrySeconds, wholeNumber } from "@/lib/config";
+import { replicaMaxLagSeconds, replicaUrls, authFailuresPerMinute, ConfigError, databaseTarget, flag, importGroupBytes, importInbox, logLevel, loginLimits, pgQueryTimeoutSeconds, rateLimitPerMinute, shutdownSettings, mailConfig, mailLeaseSeconds, mailRetrySeconds, metricsToken, trustProxy, webhookLeaseSeconds, webhookRetrySeconds, wholeNumber } from "@/lib/config";
 import { sessionTtlMs } from "@/lib/auth/sessions";
 import { sqliteReaderCount } from "@/lib/data/connection/sqlite-readers";
 import { deadlineConfigFromEnv } from "@/lib/domain/deadlines";
@@ -48,6 +48,7 @@ const CHECKS: ((env: Env) => unknown)[] = [
   mailConfig,
   metricsToken,
   importInbox,
+  importGroupBytes,
 ];
 
 /** The problems of this environment's settings, one message each; empty when all is well. */

@@ -50,6 +50,13 @@ export const rateLimitPerMinute = (env: Env = process.env) =>
  */
 export const pgQueryTimeoutSeconds = (env: Env = process.env) => wholeNumber("PG_QUERY_TIMEOUT_SECONDS", 15, { min: 1, max: 3600 }, env);
 
+/**
+ * The import's group limit (docs/api.md, "Import of acquirer files"): a file over this many bytes
+ * is loaded in a transaction of its own, the files before it committed first; smaller files share
+ * a transaction with the others of about a second of loading. 64 KiB to 1 GiB, 16 MiB by default.
+ */
+export const importGroupBytes = (env: Env = process.env) => wholeNumber("IMPORT_GROUP_BYTES", 16 * 1024 * 1024, { min: 65_536, max: 1_073_741_824 }, env);
+
 /** Records or disputes an export reads per batch (docs/api.md, "CSV export"); smaller in tests, to cross many batches. */
 export const exportBatchSize = (env: Env = process.env) => wholeNumber("EXPORT_BATCH_SIZE", 1000, { min: 10, max: 10_000 }, env);
 

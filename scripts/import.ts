@@ -3,6 +3,7 @@
  * order, into the database DATABASE_URL names (docs/api.md, "Import of acquirer files"). Exit 0 when no file was refused.
  * Standard output holds the lines that section describes; standard error one JSON line per file ("import file").
  */
+import { importGroupBytes } from "@/lib/config";
 import { openDatabase } from "@/lib/data/connection/db";
 import { importPaths, logImportFile } from "@/lib/import";
 import { stderrLog } from "@/lib/log";
@@ -12,6 +13,8 @@ async function main(paths: string[]): Promise<number> {
     console.error("usage: npm run import -- <file.csv | folder>...");
     return 1;
   }
+  // The import's settings, checked before the database is opened (a bad one throws its message).
+  importGroupBytes();
   const db = await openDatabase();
   try {
     const logger = stderrLog();

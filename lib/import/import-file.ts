@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { type Kysely, sql } from "kysely";
+import { importGroupBytes } from "@/lib/config";
 import type { Db } from "@/lib/data/connection/db";
 import { refreshDisputes } from "@/lib/data/aggregates/disputes";
 import { addFileToRecordCounts } from "@/lib/data/aggregates/record-counts";
@@ -141,12 +142,11 @@ async function inspect(file: string): Promise<Target | { refusal: string }> {
  * file (a 1,370-record daily file changed about 6,000 pages of 4 KiB on SQLite). A file's lines
  * are printed when its group commits, so "imported" is never printed for a file a crash could
  * still take back; a command killed in the middle of a group leaves that group's files out, and
- * running it again loads them. A large file (over GROUP_FILE_BYTES) gains nothing from a group
+ * running it again loads them. A large file (over IMPORT_GROUP_BYTES, lib/config.ts importGroupBytes) gains nothing from a group
  * and gets a transaction of its own, so the files before it are committed, and visible, first.
  */
 const GROUP_SECONDS = 1;
 const GROUP_RECORDS = 200_000;
-export const GROUP_FILE_BYTES = 16 * 1024 * 1024;
 
 /** The file's size, or 0 when it cannot be read (inspect then says why). */
 const fileBytes = (file: string) => fs.promises.stat(file).then((s) => s.size, () => 0);
@@ -164,6 +164,7 @@ export function summaryLine(outcome: FileOutcome): string {
  */
 export async function importFiles(db: Db, files: readonly string[], log: Log, waitSeconds = lockWaitSeconds(), observe?: ObserveFile): Promise<FileOutcome[]> {
   const outcomes: FileOutcome[] = [];
+  const groupBytes = importGroupBytes();
   // When each file's work began (files are settled in order, so outcomes.length names the file).
   const began: number[] = [];
   const done = (outcome: FileOutcome, lines: string[] = []) => {
@@ -219,7 +220,7 @@ export async function importFiles(db: Db, files: readonly string[], log: Log, wa
             }
             next++;
             if (next >= files.length || performance.now() - started >= GROUP_SECONDS * 1000 || records >= GROUP_RECORDS) return;
-            if ((await fileBytes(files[next])) > GROUP_FILE_BYTES) return;
+            if ((await fileBytes(files[next])) > groupBytes) return;
             // The next file's checks, under the lock the group holds.
             began[next] = performance.now();
             const seen = await inspect(files[next]);

@@ -9,7 +9,7 @@ import { type Db, openDatabase } from "@/lib/data/connection/db";
 import { DEMO_SHOPS, generateDemoFiles } from "@/lib/demo/generate";
 import { RECORD_JSON_TABLES, RECORD_TABLES } from "@/lib/data/connection/schema";
 import { importColumns, type RecordKind } from "@/lib/domain/fields";
-import { GROUP_FILE_BYTES, IMPORT_LOCK_KEY } from "@/lib/import/import-file";
+import { IMPORT_LOCK_KEY } from "@/lib/import/import-file";
 import { signedHeaders } from "../api/harness";
 import { type CliResult, type RunningCli, runCli, startCli } from "../helpers/cli";
 import { importLog } from "../helpers/import-log";
@@ -25,18 +25,21 @@ import { startServer, type TestServer } from "../helpers/server";
  * - reads through `next start` and through a connection of their own during a large import, and
  *   during many small commits in a row;
  * - two commands importing the same file at once, and a third one that may not wait long.
- * The large file holds FAULT_IMPORT_RECORDS demo chargebacks (lib/demo/generate.ts, about 400 bytes
- * each): 50,000 by default, long enough for a kill mid-file and ten read rounds during the import,
- * and larger than the import's group limit (GROUP_FILE_BYTES), so that it gets a transaction of its
- * own and the file before it is committed first, however fast the command starts; set it higher by
- * hand (the suite ran 200,000 before) to widen those windows on a fast machine.
+ * The import's group limit is 4 MiB here (IMPORT_GROUP_BYTES, 16 MiB by default): the large file
+ * holds FAULT_IMPORT_RECORDS demo chargebacks (lib/demo/generate.ts, about 400 bytes each), 20,000
+ * by default, over that limit, so that it gets a transaction of its own and the file before it is
+ * committed first, however fast the command starts. A kill mid-file needs no long window: the
+ * command is stopped (SIGSTOP) where it was found, with its transaction open, while the state
+ * before it is read. Set FAULT_IMPORT_RECORDS higher by hand (the suite ran 200,000, then 50,000
+ * against the 16 MiB limit) for more read rounds during the import.
  */
 
+const GROUP_BYTES = 4 * 1024 * 1024;
 const RECORDS = recordsSetting(process.env.FAULT_IMPORT_RECORDS);
 
 function recordsSetting(value: string | undefined): number {
-  if (value === undefined || value === "") return 50_000;
-  if (!/^\d+$/.test(value) || Number(value) < 50_000) throw new Error(`FAULT_IMPORT_RECORDS must be a whole number of at least 50000, got ${JSON.stringify(value)}`);
+  if (value === undefined || value === "") return 20_000;
+  if (!/^\d+$/.test(value) || Number(value) < 20_000) throw new Error(`FAULT_IMPORT_RECORDS must be a whole number of at least 20000, got ${JSON.stringify(value)}`);
   return Number(value);
 }
 const BIG_DATE = "2026-03-02";
@@ -44,7 +47,7 @@ const SMALL_DATE = "2026-03-01";
 const SMALL_RECORDS = 500;
 const TINY_FILES = 60;
 const GROUP_DATES = ["2026-04-01", "2026-04-02", "2026-04-03", "2026-04-04"];
-const GROUP_LAST_RECORDS = 30_000;
+const GROUP_LAST_RECORDS = 10_000;
 const READER = { shop: DEMO_SHOPS[0].code, password: "fault-reader-password", access: DEMO_SHOPS.map((s) => s.code) };
 // A merchant with records in the earlier files and in the large one: a total counted from rows.
 const MERCHANT = DEMO_SHOPS[0].merchantId;
@@ -57,7 +60,7 @@ interface Files {
   small: string;
   big: string;
   bigBytes: number;
-  /** a folder of three small daily files and a 30,000-record one after them: one group (lib/import/import-file.ts) */
+  /** a folder of three small daily files and a 10,000-record one after them: one group (lib/import/import-file.ts) */
   group: string;
   groupLast: string;
   groupLastBytes: number;
@@ -77,7 +80,7 @@ beforeAll(() => {
   const ymd = (date: string) => date.replaceAll("-", "");
   const big = fs.realpathSync(path.join(out("big"), `CHB_${ymd(BIG_DATE)}.csv`));
   // Past the group limit, the large file is imported in a transaction of its own (see above).
-  if (fs.statSync(big).size <= GROUP_FILE_BYTES) throw new Error(`the large file must be over ${GROUP_FILE_BYTES} bytes, the import's group limit; it is ${fs.statSync(big).size}`);
+  if (fs.statSync(big).size <= GROUP_BYTES) throw new Error(`the large file must be over ${GROUP_BYTES} bytes, the import's group limit; it is ${fs.statSync(big).size}`);
   generateDemoFiles({ out: out("group"), seed: 14, chargebacks: 12, preArbitrations: 0, start: GROUP_DATES[0], end: GROUP_DATES[2], everyDay: true });
   generateDemoFiles({ out: out("group"), seed: 15, chargebacks: GROUP_LAST_RECORDS, preArbitrations: 0, start: GROUP_DATES[3], end: GROUP_DATES[3] });
   for (const name of fs.readdirSync(out("group"))) if (!name.startsWith("CHB_")) fs.rmSync(path.join(out("group"), name));
@@ -127,7 +130,7 @@ function started(run: RunningCli): RunningCli {
 async function preparedDatabase(backend: (typeof backends)[number]): Promise<Record<string, string>> {
   const url = await backend.create();
   if (url.startsWith("file:")) sqliteDirs.push(path.dirname(url.slice("file:".length)));
-  const env = { DATABASE_URL: url, APP_KEY_FILE: path.join(tempDir("disputes-fault-key-"), "app.key"), RATE_LIMIT_PER_MINUTE: "0" };
+  const env = { DATABASE_URL: url, APP_KEY_FILE: path.join(tempDir("disputes-fault-key-"), "app.key"), RATE_LIMIT_PER_MINUTE: "0", IMPORT_GROUP_BYTES: String(GROUP_BYTES) };
   sqliteDirs.push(path.dirname(env.APP_KEY_FILE));
   must(await runCli("import.ts", [files.prefix], env), "import of the earlier files");
   return env;
@@ -281,7 +284,7 @@ async function midFile(run: RunningCli, db: Db, file: string, bytes: number): Pr
       if (last >= 0 && offset > last && fraction >= 0.35 && fraction <= 0.75 && (await importLockHeld(db))) return fraction;
       last = offset;
     }
-    await sleep(100);
+    await sleep(25);
   }
 }
 
@@ -421,13 +424,15 @@ describe.skipIf(!onLinux).each(backends)("import faults on $name", (backend) => 
   it("a SIGKILL in the middle of a group of files takes the whole group back: no line printed, none of its files loaded; the next run loads them all", { timeout: 240_000 }, async () => {
     const env = await preparedDatabase(backend);
     const url = env.DATABASE_URL;
-    // Small enough to share the group of the three small files before it (under 16 MiB).
-    expect(files.groupLastBytes).toBeLessThan(16 * 1024 * 1024);
+    // Small enough to share the group of the three small files before it (under the group limit).
+    expect(files.groupLastBytes).toBeLessThan(GROUP_BYTES);
     const db = await openDatabase(url);
     let before: Snapshot;
-    const run = started(startCli("import.ts", [files.group], env, { group: true }));
+    let run: ReturnType<typeof started>;
     try {
+      // The state before the command, read before it starts: the group's last file may take less time than this read.
       before = await snapshot(db);
+      run = started(startCli("import.ts", [files.group], env, { group: true }));
       await midFile(run, db, files.groupLast, files.groupLastBytes);
       run.killGroup("SIGSTOP");
       // The three small files are loaded by now, in the group's open transaction: not visible.
@@ -617,12 +622,21 @@ describe.skipIf(!onLinux).each(backends)("import faults on $name", (backend) => 
     try {
       const before = await snapshot(db, { name: path.basename(files.big), fileDate: BIG_DATE });
       const t0 = Date.now();
-      const a = started(startCli("import.ts", [files.big], env));
-      const b = started(startCli("import.ts", [files.big], env));
+      const a = started(startCli("import.ts", [files.big], env, { group: true }));
+      const b = started(startCli("import.ts", [files.big], env, { group: true }));
       await until("one of the two imports holds the import lock", () => importLockHeld(db), 60_000);
 
       // A third command that may wait one second for the lock: refused with a message, nothing loaded.
-      const impatient = await runCli("import.ts", [files.small], { ...env, IMPORT_LOCK_WAIT_SECONDS: "1" });
+      // The two are stopped meanwhile, so the lock is still held when the third asks, however fast the import.
+      a.killGroup("SIGSTOP");
+      b.killGroup("SIGSTOP");
+      let impatient: Awaited<ReturnType<typeof runCli>>;
+      try {
+        impatient = await runCli("import.ts", [files.small], { ...env, IMPORT_LOCK_WAIT_SECONDS: "1" });
+      } finally {
+        a.killGroup("SIGCONT");
+        b.killGroup("SIGCONT");
+      }
       expect(importLog(impatient.stderr)).toEqual([`${path.basename(files.small)} chargeback rejected 1`]);
       expect(impatient).toMatchObject({
         code: 1,

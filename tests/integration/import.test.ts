@@ -82,6 +82,16 @@ describe("npm run import without a database change", () => {
     expect(r.stderr).toMatch(/^usage: npm run import -- /);
     expect(r.stdout).toBe("");
   });
+
+  it("refuses a bad IMPORT_GROUP_BYTES in one line before it opens the database", async () => {
+    const dir = tempDir();
+    const file = path.join(dir, "db.sqlite");
+    const r = await runCli("import.ts", [dir], { DATABASE_URL: `file:${file}`, IMPORT_GROUP_BYTES: "16M" });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe('import: IMPORT_GROUP_BYTES must be a whole number from 65536 to 1073741824, got "16M"');
+    expect(r.stdout).toBe("");
+    expect(fs.existsSync(file)).toBe(false);
+  });
 });
 
 describe.each(backends)("npm run import on $name", (backend) => {

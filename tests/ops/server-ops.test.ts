@@ -222,6 +222,7 @@ describe("configuration checked at start", () => {
     [{ SMTP_URL: "smtp://u:s3cret-pw@" }, /^configuration error: SMTP_URL must be (?!.*s3cret-pw)/],
     [{ APP_URL: "ftp://disputes.example.com" }, /APP_URL must be the dashboard's http\(s\) address/],
     [{ MAIL_FROM: "nobody" }, /MAIL_FROM must be an address/],
+    [{ IMPORT_GROUP_BYTES: "1000" }, /IMPORT_GROUP_BYTES must be a whole number from 65536 to 1073741824/],
   ])("refuses to start with %o, in one clear line", async (bad, message) => {
     const result = await startWith(bad);
     expect(result.code).toBe(1);
