@@ -19,7 +19,10 @@ import { signedHeaders } from "./harness";
  * date and adds new ones before the point the export has reached: an export that paged by
  * offset, or by keyset outside one snapshot, lists some disputes twice or leaves still-open ones
  * out. The export must list each dispute once, every dispute open before and after the import,
- * and (its snapshot) exactly the worklist as it stood when the download began.
+ * and (its snapshot) exactly the worklist as it stood when the download began. A record export
+ * during an import (records never change; its batches follow its order to the ID) must list each
+ * record once, every record there when it began, and of the new records those that sort after the
+ * point it had reached.
  */
 
 const SHOP = "SHOP-C";
@@ -64,7 +67,7 @@ async function idleTransactions(databaseUrl: string): Promise<number> {
   }
 }
 
-describe.each(backends)("worklist export during an import on $name", (backend) => {
+describe.each(backends)("exports during an import on $name", (backend) => {
   let server: TestServer;
   let env: Record<string, string>;
   let cookie: string;
@@ -174,5 +177,59 @@ describe.each(backends)("worklist export during an import on $name", (backend) =
     expect(exported.length).toBe(before.keys.length);
     expect(exported.findIndex((key, i) => key !== before.keys[i])).toBe(-1);
     if (openSnapshots !== undefined) expect(openSnapshots).toBe(1);
+  });
+
+  /** The records of a chargeback export in the grid's default order (file date, newest first), each as its file date and payment_id (a record's key here: a file names a payment once). */
+  const exportedRecords = (text: string) => (parse(text, { bom: true, columns: true }) as Record<string, string>[]).map((row) => `${row.file_date} ${row.payment_id}`);
+
+  it("a record export lists each record once while an import commits, and every record there when it began", { timeout: 180_000 }, async () => {
+    const whole = await fetch(`${server.url}/api/export/chargeback`, { headers: { cookie } });
+    expect(whole.status).toBe(200);
+    const before = exportedRecords(await whole.text());
+    expect(before.length).toBeGreaterThan(DISPUTES);
+
+    const res = await fetch(`${server.url}/api/export/chargeback`, { headers: { cookie, "Accept-Encoding": "identity" } });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    let lines = 0;
+    while (lines < PAUSE_AFTER_LINES) {
+      const { done, value } = await reader.read();
+      expect(done, "the export ended before the pause").toBe(false);
+      const chunk = decoder.decode(value, { stream: true });
+      text += chunk;
+      lines += chunk.split("\r\n").length - 1;
+    }
+    const readBeforeImport = text.length;
+
+    // Two files in one command: one newer than every record (it sorts before the point reached,
+    // so the download never shows it) and one older than every record (it sorts after it, so the
+    // download shows all of it: each batch after the commit reads it).
+    const newer = path.join(dir, "CHB_20260301.csv");
+    const older = path.join(dir, "CHB_20251201.csv");
+    writeFile(newer, Array.from({ length: ADDED }, (_, i) => chargeback(`NEWER-${i}`, "2026-02-27")));
+    writeFile(older, Array.from({ length: ADDED }, (_, i) => chargeback(`OLDER-${i}`, "2025-11-27")));
+    const imported = await runCli("import.ts", [older, newer], env);
+    expect(imported.stdout).toBe(`${older}: imported ${ADDED} records\n${newer}: imported ${ADDED} records\n`);
+
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    text += decoder.decode();
+    expect(readBeforeImport).toBeLessThan(text.length / 4);
+
+    const exported = exportedRecords(text);
+    const seen = new Set<string>();
+    const twice = exported.filter((key) => seen.has(key) || !seen.add(key));
+    expect(twice, "listed twice").toEqual([]);
+    // Every record there when the download began, in the same order as a download of its own...
+    expect(exported.slice(0, before.length)).toEqual(before);
+    // ...then the older file's records, all of them, and nothing of the newer file.
+    const olderKeys = Array.from({ length: ADDED }, (_, i) => `2025-12-01 ${chargeback(`OLDER-${i}`, "").payment_id}`);
+    expect(new Set(exported.slice(before.length))).toEqual(new Set(olderKeys));
+    expect(exported).toHaveLength(before.length + ADDED);
   });
 });
