@@ -1,5 +1,5 @@
 import "server-only";
-import { getDb, isDatabaseUnavailable } from "@/lib/data/connection/db";
+import { getDb, isDatabaseUnavailable, isSnapshotsBusy } from "@/lib/data/connection/db";
 import { searchRecords } from "@/lib/data/queries/search";
 import type { RecordKind } from "@/lib/domain/fields";
 import { authenticate, type Caller } from "@/lib/auth/request-auth";
@@ -113,6 +113,10 @@ function presentsCredentials(request: Request): boolean {
 export function errorResponse(thrown: unknown): Response {
   const err = asApiError(thrown);
   if (err instanceof ApiError) return problemResponse(err);
+  if (isSnapshotsBusy(err)) {
+    log.warn({ request_id: currentRequest()?.requestId, limit: err.limit }, "downloads at their limit");
+    return problemResponse(new ApiError(503, "this server is already sending as many long downloads as it may; retry shortly", { headers: { "Retry-After": "10" } }));
+  }
   if (isDatabaseUnavailable(err)) {
     log.warn({ request_id: currentRequest()?.requestId, ...errorFields(err) }, "database unavailable");
     return problemResponse(new ApiError(503, "the database is unreachable; retry shortly", { headers: { "Retry-After": "5" } }));

@@ -41,6 +41,8 @@ const ADDED = 100;
 // Paused after this many lines, before the disputes the import changes have all been passed.
 const PAUSE_AFTER_LINES = 500;
 const AS_OF = "2026-01-01";
+// The server's PostgreSQL pool: half of it, 2, may hold downloads' snapshots (SQLite: 5).
+const POOL = 4;
 
 const day = (offset: number) => new Date(Date.UTC(2026, 0, 1 + offset)).toISOString().slice(0, 10);
 const reference = (i: number) => `ARN-${String(i).padStart(6, "0")}`;
@@ -75,7 +77,7 @@ describe.each(backends)("exports during an import on $name", (backend) => {
 
   beforeAll(async () => {
     dir = tempDir("disputes-export-consistency-");
-    env = { DATABASE_URL: await backend.create(), APP_KEY_FILE: path.join(dir, "app.key"), RATE_LIMIT_PER_MINUTE: "0", EXPORT_BATCH_SIZE: String(BATCH) };
+    env = { DATABASE_URL: await backend.create(), APP_KEY_FILE: path.join(dir, "app.key"), RATE_LIMIT_PER_MINUTE: "0", EXPORT_BATCH_SIZE: String(BATCH), PG_POOL_MAX: String(POOL) };
     const first = path.join(dir, "CHB_20260105.csv");
     writeFile(first, Array.from({ length: DISPUTES }, (_, i) => chargeback(reference(i), day(Math.floor((i * 28) / DISPUTES)))));
     const imported = await runCli("import.ts", [first], env);
@@ -231,5 +233,44 @@ describe.each(backends)("exports during an import on $name", (backend) => {
     const olderKeys = Array.from({ length: ADDED }, (_, i) => `2025-12-01 ${chargeback(`OLDER-${i}`, "").payment_id}`);
     expect(new Set(exported.slice(before.length))).toEqual(new Set(olderKeys));
     expect(exported).toHaveLength(before.length + ADDED);
+  });
+
+  it("holds at most its limit of worklist downloads at once: one more answers 503 with Retry-After, the searches go on, and a download that ends makes room", { timeout: 120_000 }, async () => {
+    const limit = backend.name === "postgres" ? POOL / 2 : 5;
+    const download = () => fetch(`${server.url}/api/export/worklist?as_of=${AS_OF}`, { headers: { cookie, "Accept-Encoding": "identity" } });
+    const held: ReadableStreamDefaultReader<Uint8Array>[] = [];
+    try {
+      for (let i = 0; i < limit; i++) {
+        const res = await download();
+        expect(res.status, `download ${i + 1} of ${limit}`).toBe(200);
+        const reader = res.body!.getReader();
+        // Its first bytes: the download reads its snapshot, and holds it while it is not read further.
+        expect((await reader.read()).done).toBe(false);
+        held.push(reader);
+      }
+      const refused = await download();
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get("retry-after")).toBe("10");
+      expect(((await refused.json()) as { detail: string }).detail).toBe("this server is already sending as many long downloads as it may; retry shortly");
+      // Everything else goes on: the worklist through the API, every page, and a record export (batches without a snapshot of their own).
+      expect((await worklist()).keys.length).toBeGreaterThan(0);
+      const records = await fetch(`${server.url}/api/export/chargeback`, { headers: { cookie } });
+      expect(records.status).toBe(200);
+      expect((await records.text()).length).toBeGreaterThan(1_000_000);
+
+      // A download that ends (here: cancelled by its reader) gives its snapshot back.
+      await held.shift()!.cancel();
+      let again: Response | undefined;
+      for (let tries = 0; tries < 50; tries++) {
+        again = await download();
+        if (again.status === 200) break;
+        await again.body?.cancel();
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(again?.status).toBe(200);
+      held.push(again!.body!.getReader());
+    } finally {
+      for (const reader of held) await reader.cancel().catch(() => {});
+    }
   });
 });

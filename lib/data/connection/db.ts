@@ -5,13 +5,14 @@ import { CompiledQuery, Kysely, SqliteDialect, sql } from "kysely";
 import { databaseTarget, type DatabaseTarget } from "@/lib/config";
 import type { Dialect } from "./dialect";
 import { migrateToLatest } from "../migrations";
-import { postgresPool, postgresReader, written } from "./postgres";
+import { poolMax, postgresPool, postgresReader, written } from "./postgres";
 import { Memo, type ReadResult, type ReadStatement, type Remembered, rememberedIn, type Row, runBatch } from "./read";
 import { replicaReads } from "./replicas";
 import { sqliteReaderCount, SqliteReaders } from "./sqlite-readers";
 import { preparedStatements } from "./prepared";
 import { jsonArrayBytes } from "./record-json";
 import type { Database } from "./schema";
+import { SnapshotsBusyError } from "./unavailable";
 
 /**
  * The one connection to the database, for the server and for the commands alike. Nothing above
@@ -145,6 +146,7 @@ export async function openDatabase(url?: string, opts: { readers?: number; serve
   const postgres = dialect === "postgres" ? postgresReader(db) : undefined;
   const routed = postgres && opts.server ? await replicaReads(postgres) : undefined;
   const memo = new Memo();
+  const snapshots = { held: 0, limit: snapshotLimit(dialect, opts.poolMax) };
   const runOn = (executor: Kysely<Database>) => async (s: ReadStatement) => written(s, (await executor.executeQuery<Row>(CompiledQuery.raw(s.sql, [...s.parameters]))).rows);
   const onThisConnection = { read: (statements: readonly ReadStatement[]) => db.transaction().execute((trx) => runBatch(statements, memo, runOn(trx))), remembered: (s: ReadStatement) => rememberedIn(memo, s) };
   const reads = routed ?? postgres ?? (readers ? { read: (statements: readonly ReadStatement[]) => readers.run(statements), remembered: () => undefined } : onThisConnection);
@@ -156,10 +158,27 @@ export async function openDatabase(url?: string, opts: { readers?: number; serve
     read: reads.read,
     remembered: reads.remembered,
     snapshot: async () => {
-      if (target.kind === "postgres") return postgresSnapshot(db);
       // An in-memory database has one connection, which every read shares: each batch is a snapshot of its own.
-      if (target.file === ":memory:") return { read: onThisConnection.read, close: async () => {} };
-      return sqliteSnapshot(target.file);
+      if (target.kind === "sqlite" && target.file === ":memory:") return { read: onThisConnection.read, close: async () => {} };
+      if (snapshots.held >= snapshots.limit) throw new SnapshotsBusyError(snapshots.limit);
+      snapshots.held++;
+      let taken: Snapshot;
+      try {
+        taken = target.kind === "postgres" ? await postgresSnapshot(db) : sqliteSnapshot(target.file);
+      } catch (err) {
+        snapshots.held--;
+        throw err;
+      }
+      let closed = false;
+      return {
+        read: taken.read,
+        close: async () => {
+          if (closed) return;
+          closed = true;
+          snapshots.held--;
+          await taken.close();
+        },
+      };
     },
     close: async () => {
       await readers?.close();
@@ -167,6 +186,15 @@ export async function openDatabase(url?: string, opts: { readers?: number; serve
     },
   };
 }
+
+/**
+ * How many snapshots one handle holds at once (docs/api.md, "CSV export"): on PostgreSQL half of
+ * its pool, so that long downloads never take the connections every other request needs; on
+ * SQLite, where each is a read connection of its own, SQLITE_SNAPSHOTS (each open read
+ * transaction keeps the write-ahead log from being checkpointed past it).
+ */
+const SQLITE_SNAPSHOTS = 5;
+const snapshotLimit = (dialect: Dialect, pool?: number) => (dialect === "postgres" ? Math.max(1, Math.floor((pool ?? poolMax()) / 2)) : SQLITE_SNAPSHOTS);
 
 async function postgresSnapshot(db: Kysely<Database>): Promise<Snapshot> {
   const trx = await db.startTransaction().setIsolationLevel("repeatable read").setAccessMode("read only").execute();
@@ -219,4 +247,4 @@ export function getDb(): Promise<Db> {
   return globalForDb.__disputesDb;
 }
 
-export { isDatabaseUnavailable } from "./unavailable";
+export { isDatabaseUnavailable, isSnapshotsBusy } from "./unavailable";

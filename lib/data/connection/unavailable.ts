@@ -28,3 +28,19 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * Thrown when a server already holds as many long-read snapshots as it may (db.ts, `snapshot`):
+ * the request answers 503 with Retry-After, instead of taking a connection every other request
+ * of the server needs (docs/api.md, "CSV export").
+ */
+export class SnapshotsBusyError extends Error {
+  readonly code = "SNAPSHOTS_BUSY";
+  constructor(readonly limit: number) {
+    super(`${limit} downloads already read their own snapshot on this server`);
+    this.name = "SnapshotsBusyError";
+  }
+}
+
+/** Whether the error is a `SnapshotsBusyError` (by its code: a bundle may hold two copies of the class). */
+export const isSnapshotsBusy = (err: unknown): err is SnapshotsBusyError => hasErrorCode(err, ["SNAPSHOTS_BUSY"]);
