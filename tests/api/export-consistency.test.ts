@@ -113,13 +113,13 @@ describe.each(backends)("exports during an import on $name", (backend) => {
     }
   }
 
-  it("lists each dispute once, and every dispute open before and after the import", { timeout: 180_000 }, async () => {
-    const before = await worklist();
-    expect(before.keys).toHaveLength(DISPUTES);
-
-    // Uncompressed, so that the bytes held on the way are the file's own (gzip shrinks these rows
-    // to almost nothing, and the server would finish the download into the buffers).
-    const res = await fetch(`${server.url}/api/export/worklist?as_of=${AS_OF}`, { headers: { cookie, "Accept-Encoding": "identity" } });
+  /**
+   * A download read until PAUSE_AFTER_LINES lines and then held (its reader stops asking), and the
+   * rest of it on request. Uncompressed, so that the bytes held on the way are the file's own (gzip
+   * shrinks these rows to almost nothing, and the server would finish the download into the buffers).
+   */
+  async function pausedDownload(route: string): Promise<{ text: string; rest: () => Promise<string> }> {
+    const res = await fetch(`${server.url}${route}`, { headers: { cookie, "Accept-Encoding": "identity" } });
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
@@ -132,7 +132,24 @@ describe.each(backends)("exports during an import on $name", (backend) => {
       text += chunk;
       lines += chunk.split("\r\n").length - 1;
     }
-    const readBeforeImport = text.length;
+    const rest = async () => {
+      let all = text;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        all += decoder.decode(value, { stream: true });
+      }
+      return all + decoder.decode();
+    };
+    return { text, rest };
+  }
+
+  it("lists each dispute once, and every dispute open before and after the import", { timeout: 180_000 }, async () => {
+    const before = await worklist();
+    expect(before.keys).toHaveLength(DISPUTES);
+
+    const download = await pausedDownload(`/api/export/worklist?as_of=${AS_OF}`);
+    const readBeforeImport = download.text.length;
 
     // Closes the first CLOSED disputes (a reversal processed later becomes the current item),
     // gives the next MOVED an arbitration chargeback (a later answer-by date, still open), and
@@ -149,12 +166,7 @@ describe.each(backends)("exports during an import on $name", (backend) => {
     // On PostgreSQL the download's snapshot shows: a transaction still open after the import committed.
     const openSnapshots = backend.name === "postgres" ? await idleTransactions(env.DATABASE_URL) : undefined;
 
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
-    }
-    text += decoder.decode();
+    const text = await download.rest();
     // The test paused well before the end of the download.
     expect(readBeforeImport).toBeLessThan(text.length / 4);
 
@@ -190,20 +202,8 @@ describe.each(backends)("exports during an import on $name", (backend) => {
     const before = exportedRecords(await whole.text());
     expect(before.length).toBeGreaterThan(DISPUTES);
 
-    const res = await fetch(`${server.url}/api/export/chargeback`, { headers: { cookie, "Accept-Encoding": "identity" } });
-    expect(res.status).toBe(200);
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let text = "";
-    let lines = 0;
-    while (lines < PAUSE_AFTER_LINES) {
-      const { done, value } = await reader.read();
-      expect(done, "the export ended before the pause").toBe(false);
-      const chunk = decoder.decode(value, { stream: true });
-      text += chunk;
-      lines += chunk.split("\r\n").length - 1;
-    }
-    const readBeforeImport = text.length;
+    const download = await pausedDownload("/api/export/chargeback");
+    const readBeforeImport = download.text.length;
 
     // Two files in one command: one newer than every record (it sorts before the point reached,
     // so the download never shows it) and one older than every record (it sorts after it, so the
@@ -215,12 +215,7 @@ describe.each(backends)("exports during an import on $name", (backend) => {
     const imported = await runCli("import.ts", [older, newer], env);
     expect(imported.stdout).toBe(`${older}: imported ${ADDED} records\n${newer}: imported ${ADDED} records\n`);
 
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
-    }
-    text += decoder.decode();
+    const text = await download.rest();
     expect(readBeforeImport).toBeLessThan(text.length / 4);
 
     const exported = exportedRecords(text);
