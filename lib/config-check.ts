@@ -1,4 +1,4 @@
-import { replicaMaxLagSeconds, replicaUrls, authFailuresPerMinute, ConfigError, databaseTarget, flag, importGroupBytes, importInbox, logLevel, loginLimits, pgQueryTimeoutSeconds, rateLimitPerMinute, shutdownSettings, mailConfig, mailLeaseSeconds, mailRetrySeconds, metricsToken, trustProxy, webhookLeaseSeconds, webhookRetrySeconds, wholeNumber } from "@/lib/config";
+import { replicaMaxLagSeconds, replicaUrls, authFailuresPerMinute, ConfigError, databaseTarget, flag, importGroupBytes, importInbox, logLevel, loginLimits, pgQueryTimeoutSeconds, rateLimitPerMinute, shutdownSettings, mailConfig, mailLeaseSeconds, mailRetrySeconds, metricsToken, pgPoolMax, trustProxy, webhookLeaseSeconds, webhookRetrySeconds, wholeNumber } from "@/lib/config";
 import { sessionTtlMs } from "@/lib/auth/sessions";
 import { sqliteReaderCount } from "@/lib/data/connection/sqlite-readers";
 import { deadlineConfigFromEnv } from "@/lib/domain/deadlines";
@@ -21,7 +21,7 @@ const CHECKS: ((env: Env) => unknown)[] = [
   logLevel,
   (env) => sessionTtlMs(env.SESSION_TTL_HOURS),
   (env) => sqliteReaderCount(env.SQLITE_READERS),
-  (env) => wholeNumber("PG_POOL_MAX", 10, { min: 1, max: 1000 }, env),
+  pgPoolMax,
   pgQueryTimeoutSeconds,
   replicaUrls,
   replicaMaxLagSeconds,

@@ -50,6 +50,9 @@ export const rateLimitPerMinute = (env: Env = process.env) =>
  */
 export const pgQueryTimeoutSeconds = (env: Env = process.env) => wholeNumber("PG_QUERY_TIMEOUT_SECONDS", 15, { min: 1, max: 3600 }, env);
 
+/** PostgreSQL connections of a pool (docs/api.md, "Configuration"): PG_POOL_MAX, 1 to 1000, 10 by default. */
+export const pgPoolMax = (env: Env = process.env) => wholeNumber("PG_POOL_MAX", 10, { min: 1, max: 1000 }, env);
+
 /**
  * The import's group limit (docs/api.md, "Import of acquirer files"): a file over this many bytes
  * is loaded in a transaction of its own, the files before it committed first; smaller files share

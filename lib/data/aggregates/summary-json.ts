@@ -28,7 +28,7 @@ const quoted = (dialect: Dialect, value: RawBuilder<unknown>) =>
 /**
  * Texts joined: on PostgreSQL by one concat(), which writes each part with its type's own output
  * and allocates the result once, where a chain of || allocates one text per step (a third of the
- * JSON's time on 10,000 groups and currencies; docs/performance.md, "The summaries' JSON").
+ * JSON's time on 10,000 groups and currencies; docs/performance.md, "PostgreSQL's JSON in one concat()").
  * Every part here is never null.
  */
 const joinedText = (dialect: Dialect, parts: readonly RawBuilder<unknown>[]) =>

@@ -2,10 +2,10 @@ import fs from "node:fs";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { CompiledQuery, Kysely, SqliteDialect, sql } from "kysely";
-import { databaseTarget, type DatabaseTarget } from "@/lib/config";
+import { databaseTarget, type DatabaseTarget, pgPoolMax } from "@/lib/config";
 import type { Dialect } from "./dialect";
 import { migrateToLatest } from "../migrations";
-import { poolMax, postgresPool, postgresReader, written } from "./postgres";
+import { postgresPool, postgresReader, written } from "./postgres";
 import { Memo, type ReadResult, type ReadStatement, type Remembered, rememberedIn, type Row, runBatch } from "./read";
 import { replicaReads } from "./replicas";
 import { sqliteReaderCount, SqliteReaders } from "./sqlite-readers";
@@ -194,7 +194,7 @@ export async function openDatabase(url?: string, opts: { readers?: number; serve
  * transaction keeps the write-ahead log from being checkpointed past it).
  */
 const SQLITE_SNAPSHOTS = 5;
-const snapshotLimit = (dialect: Dialect, pool?: number) => (dialect === "postgres" ? Math.max(1, Math.floor((pool ?? poolMax()) / 2)) : SQLITE_SNAPSHOTS);
+const snapshotLimit = (dialect: Dialect, pool?: number) => (dialect === "postgres" ? Math.max(1, Math.floor((pool ?? pgPoolMax()) / 2)) : SQLITE_SNAPSHOTS);
 
 async function postgresSnapshot(db: Kysely<Database>): Promise<Snapshot> {
   const trx = await db.startTransaction().setIsolationLevel("repeatable read").setAccessMode("read only").execute();

@@ -1,6 +1,6 @@
 import { CompiledQuery, Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
-import { pgQueryTimeoutSeconds } from "@/lib/config";
+import { pgPoolMax, pgQueryTimeoutSeconds } from "@/lib/config";
 import { jsonArrayBytes, RECORD_JSON_COLUMN } from "./record-json";
 import { Memo, type ReadResult, type ReadStatement, type Remembered, rememberedIn, type Row, runBatch, runBatchCarried, runBatchConcurrently } from "./read";
 import type { Database } from "./schema";
@@ -22,9 +22,6 @@ export interface PostgresPool {
   severAll(): void;
 }
 
-/** Connections of a pool: PG_POOL_MAX (docs/api.md, "Configuration"), 10 by default. */
-export const poolMax = () => Number(process.env.PG_POOL_MAX || 10);
-
 /**
  * `server`: a connection of `next start`. Its statements are cancelled by PostgreSQL after
  * PG_QUERY_TIMEOUT_SECONDS (statement_timeout), and the driver stops waiting a second later for a
@@ -42,7 +39,7 @@ export function postgresPool(url: string, opts: { server?: boolean; poolMax?: nu
     // would be accepted once; a fresh session would have to sign in again), while every signed
     // request saves a disk flush. The commands, which write records, keep the default.
     ...(opts.server ? { options: `-c synchronous_commit=off -c statement_timeout=${timeoutMs}`, query_timeout: timeoutMs + 1000 } : {}),
-    max: opts.poolMax ?? poolMax(),
+    max: opts.poolMax ?? pgPoolMax(),
     connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
     idleTimeoutMillis: 30_000,
     allowExitOnIdle: opts.allowExitOnIdle ?? false,
