@@ -5,16 +5,22 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ -n "${TEST_DATABASE_URL:-}" ]; then
-  node -e '
-    const pg = require("pg");
-    const c = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL, connectionTimeoutMillis: 5000 });
-    c.connect().then(() => c.end()).catch((e) => { console.error("TEST_DATABASE_URL is set but PostgreSQL is unreachable: " + e.message); process.exit(1); });
-  '
-  echo "Testing on SQLite and PostgreSQL (TEST_DATABASE_URL)."
-else
-  echo "Testing on SQLite only: set TEST_DATABASE_URL=postgres://... to test PostgreSQL too."
-fi
+# Whether PostgreSQL is tested: when TEST_DATABASE_URL is set, an unreachable server fails the run.
+check_backends() {
+  if [ -n "${TEST_DATABASE_URL:-}" ]; then
+    node -e '
+      const pg = require("pg");
+      const c = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL, connectionTimeoutMillis: 5000 });
+      c.connect().then(() => c.end()).catch((e) => { console.error("TEST_DATABASE_URL is set but PostgreSQL is unreachable: " + e.message); process.exit(1); });
+    '
+    echo "Testing on SQLite and PostgreSQL (TEST_DATABASE_URL)."
+  else
+    echo "Testing on SQLite only: set TEST_DATABASE_URL=postgres://... to test PostgreSQL too."
+  fi
+}
+# At once, unless .ci/run is still installing PostgreSQL beside the build and lint
+# (SYSTEM_PACKAGES_STATUS): then after them, once it is there.
+[ -n "${SYSTEM_PACKAGES_STATUS:-}" ] || check_backends
 
 # Every temporary file and folder of the run (databases, keys, clusters, browser profiles) goes
 # under one folder that is removed at the end, so repeated runs do not fill the machine's /tmp.
@@ -38,7 +44,12 @@ stage() {
 # The build leaves the type check to lint's tsc, which checks the same files (next.config.mjs).
 stage "build" env BUILD_SKIP_TYPE_CHECK=1 npx next build
 stage "lint (eslint, tsc, dependency-cruiser)" npm run -s lint
-# The native addons, when .ci/run builds them beside the build and lint stages: the rest loads them.
+# What .ci/run installs beside the build and lint stages, which the rest needs: the system
+# packages and PostgreSQL's setup (its output printed), and the native addons.
+if [ -n "${SYSTEM_PACKAGES_STATUS:-}" ]; then
+  stage "waiting for the system packages and PostgreSQL" bash -c 'until [ -s "$SYSTEM_PACKAGES_STATUS" ]; do sleep 1; done; cat "$SYSTEM_PACKAGES_STATUS.log"; exit "$(cat "$SYSTEM_PACKAGES_STATUS")"'
+  check_backends
+fi
 if [ -n "${NATIVE_BUILD_STATUS:-}" ]; then
   stage "waiting for the native addons' build" bash -c 'until [ -s "$NATIVE_BUILD_STATUS" ]; do sleep 1; done; code="$(cat "$NATIVE_BUILD_STATUS")"; [ "$code" = 0 ] || { cat "$NATIVE_BUILD_STATUS.log"; exit "$code"; }'
 fi
