@@ -3,7 +3,7 @@
  * server on loopback, bounded in time and count, stopping by itself.
  *
  *   npm run soak -- [--backend sqlite|postgres] [--seconds 300] [--records 50000] [--max-rss-mb 768] [--json <file>]
- *   npm run soak -- --short [--backend ...]   9 seconds over 3,000 records: what `npm test` runs
+ *   npm run soak -- --short [--backend ...]   15 seconds over 3,000 records: what `npm test` runs
  *
  * At once, for the whole run: signed API clients (pages of both endpoints, 1000-record pages,
  * filters, pages past the end), dashboard sessions (cookie-authenticated searches, page renders,
@@ -38,7 +38,7 @@ interface SoakOptions {
 }
 
 /** --short: long enough for the import to land in the middle of every kind of traffic. */
-const SHORT = { seconds: 9, records: 3000 };
+const SHORT = { seconds: 15, records: 3000 };
 
 function parse(argv: string[]): SoakOptions {
   const opts: SoakOptions = { backend: "sqlite", seconds: 300, records: 50_000, maxRssMb: 768 };
