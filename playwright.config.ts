@@ -2,13 +2,12 @@ import fs from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
 
 // Debian's Chromium (this project's machines); otherwise the Playwright-managed browser of a
-// developer machine. Debian's headless shell (package chromium-headless-shell, which .ci/run
-// installs) took the SQLite specs from 268 to 218 s, but in one run of three the settings spec
-// then met two "Time of day" fields at once, so the suite stays in the full browser until that
-// is understood: CHROMIUM_PATH=/usr/lib/chromium/chromium-headless-shell runs it there
+// developer machine. Debian's headless shell (package chromium-headless-shell) took the SQLite
+// specs from 268 to 218 s, but in one run of three the settings spec then met two "Time of day"
+// fields at once, so the suite stays in the full browser until that is understood: CHROMIUM_PATH=/usr/lib/chromium/chromium-headless-shell runs it there
 // (docs/performance.md, "The test suite's time").
-const debianChromium = ["/usr/bin/chromium"].find((file) => fs.existsSync(file));
-const executablePath = process.env.CHROMIUM_PATH || debianChromium;
+const debianChromium = "/usr/bin/chromium";
+const executablePath = process.env.CHROMIUM_PATH || (fs.existsSync(debianChromium) ? debianChromium : undefined);
 
 // The suite runs on SQLite, or on PostgreSQL with E2E_BACKEND=postgres (global-setup.ts). Each
 // backend keeps its own results and report, so that one run never overwrites the other's.
